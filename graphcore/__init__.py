@@ -1,0 +1,59 @@
+"""graphcore: TensorFlow 1.x graph mode, rebuilt in Python, with Ray as its distributed engine.
+
+``import graphcore as tf`` exposes the names TF1 scripts use (``tf.Graph``,
+``tf.Variable``, ``tf.placeholder``, ``tf.Session``...), the way ``tf.compat.v1`` does.
+"""
+
+# ruff: noqa: F401, E402, I001
+from graphcore.framework import dtypes
+from graphcore.framework.dtypes import (
+    DType, as_dtype, bfloat16, bool, complex64, complex128, double, float16, float32, float64,
+    half, int8, int16, int32, int64, qint8, qint16, qint32, quint8, quint16, resource, string,
+    uint8, uint16, uint32, uint64, variant,
+    bfloat16_ref, bool_ref, complex64_ref, complex128_ref, double_ref, float16_ref,
+    float32_ref, float64_ref, half_ref, int8_ref, int16_ref, int32_ref, int64_ref, qint8_ref,
+    qint16_ref, qint32_ref, quint8_ref, quint16_ref, resource_ref, string_ref, uint8_ref,
+    uint16_ref, uint32_ref, uint64_ref, variant_ref,
+)
+from graphcore.framework.tensor_shape import Dimension, TensorShape
+from graphcore.framework import errors as _framework_errors
+from graphcore import errors
+from graphcore.framework.device import DeviceSpec
+from graphcore.framework.ops import (
+    Graph, GraphKeys, Operation, Tensor, add_to_collection, add_to_collections,
+    colocate_with, container, control_dependencies, device, get_collection,
+    get_collection_ref, get_default_graph, name_scope, reset_default_graph,
+)
+from graphcore.framework.tensor_conversion import (
+    convert_to_tensor, convert_to_tensor_or_indexed_slices, register_tensor_conversion_function,
+)
+from graphcore.framework.tensor_util import MakeNdarray as make_ndarray
+from graphcore.framework.tensor_util import make_tensor_proto
+from graphcore.framework.session_stack import get_default_session
+from graphcore.framework.importer import import_graph_def
+from graphcore.ops.array_ops import constant, identity, placeholder, placeholder_with_default
+from graphcore.ops.control_flow_ops import group, no_op, tuple
+from graphcore.ops.math_ops import add
+from graphcore.ops.state_ops import assign, assign_add, assign_sub
+from graphcore.ops.variables import (
+    Variable, all_variables, global_variables, global_variables_initializer,
+    initialize_all_variables, initialize_local_variables, initialize_variables,
+    is_variable_initialized, local_variables, local_variables_initializer, model_variables,
+    moving_average_variables, trainable_variables, variables_initializer,
+)
+from graphcore.protobuf.attr_value_pb2 import AttrValue, NameAttrList
+from graphcore.protobuf.config_pb2 import (
+    ConfigProto, GPUOptions, GraphOptions, OptimizerOptions, RunMetadata, RunOptions,
+)
+from graphcore.protobuf.event_pb2 import Event, LogMessage, SessionLog
+from graphcore.protobuf.graph_pb2 import GraphDef
+from graphcore.protobuf.node_def_pb2 import NodeDef
+from graphcore.protobuf.op_def_pb2 import OpDef
+from graphcore.protobuf.summary_pb2 import HistogramProto, Summary, SummaryMetadata
+from graphcore.protobuf.tensor_pb2 import TensorProto
+from graphcore.protobuf.versions_pb2 import VersionDef
+
+GRAPH_DEF_VERSION = __import__("graphcore.framework.ops", fromlist=["x"]).GRAPH_DEF_VERSION
+OpError = _framework_errors.OpError
+
+__version__ = "0.1.0"

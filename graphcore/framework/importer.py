@@ -1,0 +1,203 @@
+"""``import_graph_def``: GraphDef (ours or TensorFlow's) into a Graph, all or nothing."""
+
+from __future__ import annotations
+
+import heapq
+from typing import Any
+
+from google.protobuf import message as pb_message
+
+from graphcore.framework import device as device_lib
+from graphcore.framework import dtypes as dtypes_lib
+from graphcore.framework import errors, op_registry
+from graphcore.framework import ops as ops_lib
+from graphcore.framework.op_def_library import arg_types, output_types_from_attrs
+from graphcore.framework.tensor_conversion import convert_to_tensor
+from graphcore.protobuf import attr_value_pb2, graph_pb2
+
+
+def parse_graph_def(data: bytes | graph_pb2.GraphDef) -> graph_pb2.GraphDef:
+    """Parses serialized GraphDef bytes; InvalidArgumentError when they are not one."""
+    if isinstance(data, graph_pb2.GraphDef):
+        return data
+    if not isinstance(data, (bytes, bytearray, memoryview)):
+        # A GraphDef message of another library (e.g. TensorFlow's): go through bytes.
+        serialize = getattr(data, "SerializeToString", None)
+        if serialize is None:
+            raise TypeError(f"graph_def must be a GraphDef proto or its bytes, got "
+                            f"{type(data).__name__}")
+        data = serialize()
+    gd = graph_pb2.GraphDef()
+    try:
+        gd.ParseFromString(bytes(data))
+    except pb_message.DecodeError as e:
+        raise errors.InvalidArgumentError(
+            None, None, f"Invalid GraphDef: {len(data)} bytes do not parse ({e})") from None
+    if data and not gd.node and not gd.HasField("versions") and not gd.HasField("library"):
+        raise errors.InvalidArgumentError(
+            None, None, f"Invalid GraphDef: {len(data)} bytes hold no GraphDef fields")
+    return gd
+
+
+def _parse_input(name: str) -> tuple[str, int, bool]:
+    """'^a' -> ('a', -1, True); 'a:1' -> ('a', 1, False); 'a' -> ('a', 0, False)."""
+    if name.startswith("^"):
+        return name[1:], -1, True
+    op_name, sep, idx = name.rpartition(":")
+    if sep and idx.isdigit():
+        return op_name, int(idx), False
+    return name, 0, False
+
+
+def _topological_order(nodes: list) -> list:
+    by_name = {nd.name: i for i, nd in enumerate(nodes)}
+    pending = [0] * len(nodes)
+    users: list[list[int]] = [[] for _ in nodes]
+    for i, nd in enumerate(nodes):
+        for inp in nd.input:
+            src = by_name.get(_parse_input(inp)[0])
+            if src is not None:
+                pending[i] += 1
+                users[src].append(i)
+    # Smallest index first: a GraphDef already in topological order keeps its order.
+    ready = [i for i in range(len(nodes)) if pending[i] == 0]
+    heapq.heapify(ready)
+    order = []
+    while ready:
+        i = heapq.heappop(ready)
+        order.append(nodes[i])
+        for u in users[i]:
+            pending[u] -= 1
+            if pending[u] == 0:
+                heapq.heappush(ready, u)
+    if len(order) != len(nodes):
+        stuck = [nodes[i].name for i in range(len(nodes)) if pending[i] > 0]
+        raise ValueError(f"GraphDef has a cycle (or NextIteration back edge, not supported yet) "
+                         f"through nodes: {', '.join(stuck[:10])}")
+    return order
+
+
+def import_graph_def(graph_def: Any, input_map: dict | None = None,
+                     return_elements: list | None = None, name: str | None = None,
+                     op_dict: Any = None, producer_op_list: Any = None) -> list | None:
+    """Imports ``graph_def`` into the default graph under the scope ``name``
+    (default "import"; "" for none), all or nothing.
+
+    ``input_map`` maps tensor names of ``graph_def`` to Tensors that replace them;
+    ``return_elements`` names ops ("x") or tensors ("x:0") to return.  Every node is
+    checked against the op registry (NotFoundError for an unknown op type, ValueError
+    for bad inputs, attrs or dtypes, naming the node); on any error nothing is added.
+    """
+    del op_dict, producer_op_list
+    gd = parse_graph_def(graph_def)
+    input_map = dict(input_map or {})
+    for k, v in list(input_map.items()):
+        if not isinstance(k, str):
+            raise TypeError("input_map must be a dictionary mapping strings to Tensor objects.")
+        input_map[k] = convert_to_tensor(v)
+        if ":" not in k and not k.startswith("^"):
+            input_map[k + ":0"] = input_map.pop(k)
+    graph = ops_lib.get_default_graph()
+    order = _topological_order(list(gd.node))
+    seen: set[str] = set()
+    for nd in order:
+        if nd.name in seen:
+            raise ValueError(f"Duplicate node name in graph: '{nd.name}'")
+        seen.add(nd.name)
+
+    with graph._transaction(), graph.name_scope(
+            "import" if name is None else name) as scope:
+        created: dict[str, ops_lib.Operation] = {}
+        for nd in order:
+            created[nd.name] = _import_node(graph, nd, scope, created, input_map)
+        used = {k for k in input_map if k.split(":")[0] in created or k.split(":")[0] in seen}
+        missing = set(input_map) - used
+        if missing:
+            raise ValueError(f"Attempted to map inputs that were not found in graph_def: "
+                             f"[{', '.join(sorted(missing))}]")
+        if return_elements is None:
+            return None
+        out = []
+        for elem in return_elements:
+            op_name, idx, _ = _parse_input(elem)
+            op = created.get(op_name)
+            if op is None:
+                raise ValueError(f"Requested return_element '{elem}' not found in graph_def.")
+            if ":" in elem:
+                if idx >= len(op._outputs):
+                    raise ValueError(f"Requested return_element '{elem}' not found in "
+                                     "graph_def.")
+                out.append(op._outputs[idx])
+            else:
+                out.append(op)
+        return out
+
+
+def _import_node(graph: ops_lib.Graph, nd: Any, scope: str,
+                 created: dict[str, ops_lib.Operation],
+                 input_map: dict[str, ops_lib.Tensor]) -> ops_lib.Operation:
+    reg = op_registry.lookup(nd.op)
+    if reg is None:
+        raise errors.NotFoundError(
+            None, None, f"Op type not registered '{nd.op}' (node '{nd.name}' of the imported "
+                        "GraphDef)")
+    attrs: dict[str, attr_value_pb2.AttrValue] = {k: v for k, v in nd.attr.items()}
+    for attr_def in reg.op_def.attr:
+        if attr_def.name not in attrs:
+            if attr_def.name not in reg.defaults:
+                raise ValueError(f"NodeDef '{nd.name}' missing attr '{attr_def.name}' from "
+                                 f"Op<name={nd.op}>")
+            attrs[attr_def.name] = reg.defaults[attr_def.name]
+        else:
+            try:
+                op_registry._check_attr_constraints(attr_def, attrs[attr_def.name], nd.op)
+            except (TypeError, ValueError) as e:
+                raise ValueError(f"Node '{nd.name}': {e}") from None
+    data_inputs: list[ops_lib.Tensor] = []
+    control_inputs: list[ops_lib.Operation] = []
+    for inp in nd.input:
+        src, idx, is_control = _parse_input(inp)
+        if is_control:
+            if "^" + src in input_map:
+                control_inputs.append(input_map["^" + src].op)
+                continue
+            src_op = created.get(src)
+            if src_op is None:
+                raise ValueError(f"Node '{nd.name}': Unknown input node '{inp}'")
+            control_inputs.append(src_op)
+            continue
+        key = f"{src}:{idx}"
+        if key in input_map:
+            data_inputs.append(input_map[key])
+            continue
+        src_op = created.get(src)
+        if src_op is None:
+            raise ValueError(f"Node '{nd.name}': Unknown input node '{inp}'")
+        if idx >= len(src_op._outputs):
+            raise ValueError(f"Node '{nd.name}': Connecting to invalid output {idx} of source "
+                             f"node {src} which has {len(src_op._outputs)} outputs.")
+        data_inputs.append(src_op._outputs[idx])
+    try:
+        expected: list[dtypes_lib.DType] = []
+        for arg in reg.op_def.input_arg:
+            expected.extend(arg_types(arg, attrs))
+        output_types = output_types_from_attrs(reg, attrs)
+    except (KeyError, TypeError) as e:
+        raise ValueError(f"Node '{nd.name}' has attrs that do not define its types: {e}") \
+            from None
+    if len(expected) != len(data_inputs):
+        raise ValueError(f"NodeDef expected inputs '{len(expected)}' do not match "
+                         f"{len(data_inputs)} inputs specified; node '{nd.name}' "
+                         f"(op {nd.op})")
+    for i, (t, want) in enumerate(zip(data_inputs, expected)):
+        got = t.dtype
+        ok = got == want or (not want._is_ref_dtype and got.base_dtype == want)
+        if not ok:
+            raise ValueError(f"Input {i} of node {nd.name} was passed {got.name} from "
+                             f"{t.name} incompatible with expected {want.name}.")
+    try:
+        return graph._create_op_internal(reg, data_inputs, output_types, nd.name, attrs,
+                                         control_inputs=control_inputs,
+                                         device=device_lib.canonical_name(nd.device))
+    except ValueError as e:
+        raise ValueError(f"Node '{nd.name}' (op {nd.op}): {e}") from None

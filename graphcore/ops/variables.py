@@ -1,0 +1,273 @@
+"""``tf.Variable`` (TF1 ref variables) and the variable collections and initializers."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from graphcore.framework import dtypes as dtypes_lib
+from graphcore.framework import ops as ops_lib
+from graphcore.framework import tensor_conversion
+from graphcore.framework import tensor_shape as shape_lib
+from graphcore.ops import array_ops, control_flow_ops, state_ops
+from graphcore.protobuf import attr_value_pb2
+
+
+class Variable:
+    """A TF1 ref variable: a VariableV2 op holding state across ``Session.run`` calls.
+
+    ``tf.Variable(0, name="counter")`` builds ``counter/initial_value`` (Const),
+    ``counter`` (VariableV2), ``counter/Assign`` (the initializer) and ``counter/read``
+    (an Identity colocated with the variable, the value used when it is read).
+    """
+
+    def __init__(self, initial_value: Any = None, trainable: bool = True,
+                 collections: list | None = None, validate_shape: bool = True,
+                 caching_device: Any = None, name: str | None = None,
+                 variable_def: Any = None, dtype: Any = None, expected_shape: Any = None,
+                 import_scope: str | None = None, constraint: Any = None,
+                 use_resource: bool | None = None, synchronization: Any = None,
+                 aggregation: Any = None, shape: Any = None):
+        del expected_shape, import_scope, use_resource, synchronization, aggregation
+        if variable_def is not None:
+            raise NotImplementedError("Variable(variable_def=...) is not supported yet")
+        if initial_value is None:
+            raise ValueError("initial_value must be specified.")
+        if constraint is not None and not callable(constraint):
+            raise ValueError("The `constraint` argument must be a callable.")
+        self._constraint = constraint
+        self._trainable = trainable
+        if collections is None:
+            collections = [ops_lib.GraphKeys.GLOBAL_VARIABLES]
+        if not isinstance(collections, (list, tuple, set)):
+            raise ValueError(f"collections argument to Variable constructor must be a list, "
+                             f"tuple, or set. Got {collections} of type {type(collections)}")
+        collections = list(collections)
+        if trainable and ops_lib.GraphKeys.TRAINABLE_VARIABLES not in collections:
+            collections.append(ops_lib.GraphKeys.TRAINABLE_VARIABLES)
+        init_from_fn = callable(initial_value)
+        graph = ops_lib.get_default_graph()
+        with graph.name_scope(name or "Variable") as scope:
+            true_name = ops_lib.name_from_scope_name(scope)
+            if init_from_fn:
+                cls_attr = attr_value_pb2.AttrValue(list=attr_value_pb2.AttrValue.ListValue(
+                    s=[f"loc:@{true_name}".encode()]))
+                with graph._attr_scope({"_class": cls_attr}):
+                    with graph.name_scope("Initializer"), graph.device(None):
+                        value = initial_value()
+                        self._initial_value = tensor_conversion.convert_to_tensor(
+                            value, name="initial_value", dtype=dtype)
+                    var_shape = (self._initial_value.shape if validate_shape
+                                 else shape_lib.unknown_shape())
+                    if shape is not None:
+                        var_shape = shape_lib.as_shape(shape)
+                    self._variable = state_ops.variable_op_v2(
+                        var_shape, self._initial_value.dtype.base_dtype, name=scope)
+            else:
+                self._initial_value = tensor_conversion.convert_to_tensor(
+                    initial_value, name="initial_value", dtype=dtype)
+                var_shape = (self._initial_value.shape if validate_shape
+                             else shape_lib.unknown_shape())
+                if shape is not None:
+                    var_shape = shape_lib.as_shape(shape)
+                self._variable = state_ops.variable_op_v2(
+                    var_shape, self._initial_value.dtype.base_dtype, name=scope)
+            if validate_shape and not self._initial_value.shape.is_fully_defined():
+                raise ValueError(f"initial_value must have a shape specified: "
+                                 f"{self._initial_value}")
+            self._initializer_op = state_ops.assign(
+                self._variable, self._initial_value, validate_shape=validate_shape).op
+            if caching_device is not None:
+                with graph.device(caching_device):
+                    self._snapshot = array_ops.identity(self._variable, name="read")
+            else:
+                with graph.colocate_with(self._variable.op):
+                    self._snapshot = array_ops.identity(self._variable, name="read")
+        graph.add_to_collections(collections, self)
+        self._caching_device = caching_device
+
+    # -- identity ---------------------------------------------------------------------
+    @property
+    def name(self) -> str:
+        return self._variable.name
+
+    @property
+    def op(self) -> ops_lib.Operation:
+        return self._variable.op
+
+    @property
+    def graph(self) -> ops_lib.Graph:
+        return self._variable.graph
+
+    @property
+    def device(self) -> str:
+        return self._variable.device
+
+    @property
+    def dtype(self) -> dtypes_lib.DType:
+        return self._variable.dtype
+
+    @property
+    def shape(self) -> shape_lib.TensorShape:
+        return self._variable.shape
+
+    def get_shape(self) -> shape_lib.TensorShape:
+        return self._variable.shape
+
+    @property
+    def trainable(self) -> bool:
+        return self._trainable
+
+    @property
+    def constraint(self) -> Any:
+        return self._constraint
+
+    @property
+    def initializer(self) -> ops_lib.Operation:
+        return self._initializer_op
+
+    @property
+    def initial_value(self) -> ops_lib.Tensor:
+        return self._initial_value
+
+    # -- reading ----------------------------------------------------------------------
+    def value(self) -> ops_lib.Tensor:
+        """The snapshot (``<name>/read``) through which the variable is read."""
+        return self._snapshot
+
+    def read_value(self) -> ops_lib.Tensor:
+        """A fresh Identity of the variable's current value."""
+        return array_ops.identity(self._variable, name="read")
+
+    def _ref(self) -> ops_lib.Tensor:
+        return self._variable
+
+    def _as_graph_element(self) -> ops_lib.Tensor:
+        return self._variable
+
+    def eval(self, session: Any = None) -> Any:
+        """The variable's value in ``session`` (default: the default session)."""
+        return self._variable.eval(session=session)
+
+    # -- writing ----------------------------------------------------------------------
+    def assign(self, value: Any, use_locking: bool = False, name: str | None = None,
+               read_value: bool = True) -> Any:
+        t = state_ops.assign(self._variable, value, use_locking=use_locking, name=name)
+        return t if read_value else t.op
+
+    def assign_add(self, delta: Any, use_locking: bool = False, name: str | None = None,
+                   read_value: bool = True) -> Any:
+        t = state_ops.assign_add(self._variable, delta, use_locking=use_locking, name=name)
+        return t if read_value else t.op
+
+    def assign_sub(self, delta: Any, use_locking: bool = False, name: str | None = None,
+                   read_value: bool = True) -> Any:
+        t = state_ops.assign_sub(self._variable, delta, use_locking=use_locking, name=name)
+        return t if read_value else t.op
+
+    def set_shape(self, shape: Any) -> None:
+        self._variable.set_shape(shape)
+        self._snapshot.set_shape(shape)
+
+    def __repr__(self) -> str:
+        return (f"<tf.Variable '{self.name}' shape={self.shape} "
+                f"dtype={self.dtype.name}>")
+
+    def __hash__(self) -> int:
+        return id(self)
+
+    def __bool__(self) -> bool:
+        raise TypeError("Using a `tf.Variable` as a Python `bool` is not allowed.")
+
+    @classmethod
+    def _overload_operator(cls, operator: str) -> None:
+        tensor_op = getattr(ops_lib.Tensor, operator)
+
+        def method(self: Variable, *args: Any) -> Any:
+            return tensor_op(self.value(), *args)
+
+        method.__name__ = operator
+        setattr(cls, operator, method)
+
+    @classmethod
+    def _overload_all_operators(cls) -> None:
+        """Gives Variable every operator Tensor has (applied to its read value)."""
+        for name in dir(ops_lib.Tensor):
+            if name in _OVERLOADABLE:
+                cls._overload_operator(name)
+
+
+_OVERLOADABLE = {
+    "__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__truediv__",
+    "__rtruediv__", "__floordiv__", "__rfloordiv__", "__mod__", "__rmod__", "__pow__",
+    "__rpow__", "__matmul__", "__rmatmul__", "__lt__", "__le__", "__gt__", "__ge__",
+    "__and__", "__rand__", "__or__", "__ror__", "__xor__", "__rxor__", "__neg__", "__abs__",
+    "__invert__", "__getitem__",
+}
+
+Variable._overload_all_operators()
+RefVariable = Variable
+
+
+def _variable_conversion(v: Variable, dtype: Any = None, name: str | None = None,
+                         as_ref: bool = False) -> ops_lib.Tensor:
+    if dtype is not None and not dtypes_lib.as_dtype(dtype).is_compatible_with(v.dtype):
+        raise ValueError(f"Incompatible type conversion requested to type '{dtype.name}' for "
+                         f"variable of type '{v.dtype.name}'")
+    return v._ref() if as_ref else v.value()
+
+
+tensor_conversion.register_tensor_conversion_function(Variable, _variable_conversion, 0)
+
+
+# -- collections and initializers -----------------------------------------------------
+
+def global_variables(scope: str | None = None) -> list[Variable]:
+    return ops_lib.get_collection(ops_lib.GraphKeys.GLOBAL_VARIABLES, scope)
+
+
+all_variables = global_variables
+
+
+def trainable_variables(scope: str | None = None) -> list[Variable]:
+    return ops_lib.get_collection(ops_lib.GraphKeys.TRAINABLE_VARIABLES, scope)
+
+
+def local_variables(scope: str | None = None) -> list[Variable]:
+    return ops_lib.get_collection(ops_lib.GraphKeys.LOCAL_VARIABLES, scope)
+
+
+def model_variables(scope: str | None = None) -> list[Variable]:
+    return ops_lib.get_collection(ops_lib.GraphKeys.MODEL_VARIABLES, scope)
+
+
+def moving_average_variables(scope: str | None = None) -> list[Variable]:
+    return ops_lib.get_collection(ops_lib.GraphKeys.MOVING_AVERAGE_VARIABLES, scope)
+
+
+def variables_initializer(var_list: list, name: str = "init") -> ops_lib.Operation:
+    """One op running every variable's initializer (a NoOp when the list is empty)."""
+    if var_list:
+        return control_flow_ops.group(*[v.initializer for v in var_list], name=name)
+    return control_flow_ops.no_op(name=name)
+
+
+def global_variables_initializer() -> ops_lib.Operation:
+    """``init``: runs the initializer of every variable in GLOBAL_VARIABLES."""
+    return variables_initializer(global_variables())
+
+
+def local_variables_initializer() -> ops_lib.Operation:
+    return variables_initializer(local_variables())
+
+
+def initialize_all_variables() -> ops_lib.Operation:
+    """Deprecated alias of ``global_variables_initializer``."""
+    return global_variables_initializer()
+
+
+initialize_variables = variables_initializer
+initialize_local_variables = local_variables_initializer
+
+
+def is_variable_initialized(variable: Variable) -> ops_lib.Tensor:
+    return state_ops.is_variable_initialized(variable)

@@ -1,0 +1,1 @@
+"""graphcore.train."""

@@ -1,0 +1,1 @@
+"""ray_runtime: the distributed engine on Ray (not built yet; see issue 5)."""
