@@ -30,6 +30,7 @@ from graphcore.framework.tensor_conversion import (
 from graphcore.framework.tensor_util import MakeNdarray as make_ndarray
 from graphcore.framework.tensor_util import make_tensor_proto
 from graphcore.framework.session_stack import get_default_session
+from graphcore.client.session import InteractiveSession, Session
 from graphcore.framework.importer import import_graph_def
 from graphcore.ops.array_ops import constant, identity, placeholder, placeholder_with_default
 from graphcore.ops.control_flow_ops import group, no_op, tuple

@@ -216,7 +216,7 @@ class DType:
     @property
     def is_numpy_compatible(self) -> builtins.bool:
         """Whether a numpy type corresponds to this type (False for resource/variant)."""
-        return self._kind != "o"
+        return self._np is not None
 
     # --- numpy ------------------------------------------------------------------------------
     @property
@@ -399,6 +399,14 @@ _NP_TO_TF: dict[Any, DType] = {
     _np_quint16: quint16,
     _np_qint32: qint32,
 }
+# Platform aliases that are distinct type objects (e.g. `np.longlong` on Linux).
+_SIZED_INT = {np.dtype(t).str[1:]: _NP_TO_TF[t] for t in (np.int8, np.int16, np.int32, np.int64)}
+_SIZED_INT.update(
+    {np.dtype(t).str[1:]: _NP_TO_TF[t] for t in (np.uint8, np.uint16, np.uint32, np.uint64)}
+)
+for _t in (np.longlong, np.ulonglong, np.intc, np.uintc, np.short, np.ushort, np.byte, np.ubyte):
+    _NP_TO_TF.setdefault(_t, _SIZED_INT[np.dtype(_t).str[1:]])
+del _t, _SIZED_INT
 if _np_bfloat16 is not None:
     _NP_TO_TF[_np_bfloat16] = bfloat16
 
@@ -418,7 +426,7 @@ _ANY_TO_TF.update(_STRING_TO_TF)
 _ANY_TO_TF.update(_PYTHON_TO_TF)
 _ANY_TO_TF.update(_NP_TO_TF)
 
-# Every interned `DType` (non-ref first).
+# Every non-reference `DType`.
 TF_VALUE_DTYPES = frozenset(dt for dt in _INTERN_TABLE.values() if not dt._is_ref)
 
 

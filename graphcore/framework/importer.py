@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import heapq
 from typing import Any
 
 from google.protobuf import message as pb_message
@@ -11,6 +10,7 @@ from graphcore.framework import device as device_lib
 from graphcore.framework import dtypes as dtypes_lib
 from graphcore.framework import errors, op_registry
 from graphcore.framework import ops as ops_lib
+from graphcore.framework.graph_util import topological_order
 from graphcore.framework.op_def_library import arg_types, output_types_from_attrs
 from graphcore.framework.tensor_conversion import convert_to_tensor
 from graphcore.protobuf import attr_value_pb2, graph_pb2
@@ -50,31 +50,13 @@ def _parse_input(name: str) -> tuple[str, int, bool]:
 
 
 def _topological_order(nodes: list) -> list:
-    by_name = {nd.name: i for i, nd in enumerate(nodes)}
-    pending = [0] * len(nodes)
-    users: list[list[int]] = [[] for _ in nodes]
-    for i, nd in enumerate(nodes):
-        for inp in nd.input:
-            src = by_name.get(_parse_input(inp)[0])
-            if src is not None:
-                pending[i] += 1
-                users[src].append(i)
-    # Smallest index first: a GraphDef already in topological order keeps its order.
-    ready = [i for i in range(len(nodes)) if pending[i] == 0]
-    heapq.heapify(ready)
-    order = []
-    while ready:
-        i = heapq.heappop(ready)
-        order.append(nodes[i])
-        for u in users[i]:
-            pending[u] -= 1
-            if pending[u] == 0:
-                heapq.heappush(ready, u)
-    if len(order) != len(nodes):
-        stuck = [nodes[i].name for i in range(len(nodes)) if pending[i] > 0]
-        raise ValueError(f"GraphDef has a cycle (or NextIteration back edge, not supported yet) "
-                         f"through nodes: {', '.join(stuck[:10])}")
-    return order
+    by_name = {nd.name: nd for nd in nodes}
+    try:
+        names = topological_order(list(by_name),
+                                  lambda n: [_parse_input(i)[0] for i in by_name[n].input])
+    except ValueError as e:
+        raise ValueError(f"{e} (NextIteration back edges are not supported yet)") from None
+    return [by_name[n] for n in names]
 
 
 def import_graph_def(graph_def: Any, input_map: dict | None = None,
@@ -98,12 +80,12 @@ def import_graph_def(graph_def: Any, input_map: dict | None = None,
         if ":" not in k and not k.startswith("^"):
             input_map[k + ":0"] = input_map.pop(k)
     graph = ops_lib.get_default_graph()
-    order = _topological_order(list(gd.node))
     seen: set[str] = set()
-    for nd in order:
+    for nd in gd.node:
         if nd.name in seen:
             raise ValueError(f"Duplicate node name in graph: '{nd.name}'")
         seen.add(nd.name)
+    order = _topological_order(list(gd.node))
 
     with graph._transaction(), graph.name_scope(
             "import" if name is None else name) as scope:

@@ -44,7 +44,7 @@ TYPE_SETS: dict[str, list[str]] = {
 }
 
 _ARG_RE = re.compile(r"^\s*([a-z][a-z0-9_]*)\s*:\s*(?:(\w+)\s*\*\s*)?(Ref\(\s*(\w+)\s*\)|\w+)\s*$")
-_ATTR_RE = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*:\s*(.+?)\s*(?:=\s*(.+?))?\s*$")
+_ATTR_RE = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*:\s*(.+?)\s*(?:(?<!>)=\s*(.+?))?\s*$")
 _MIN_RE = re.compile(r"^(.+?)\s*>=\s*(-?\d+)$")
 
 

@@ -416,6 +416,8 @@ class Graph:
         self._seed: int | None = None
         self._building_function = False
         self._container = ""
+        self._unfeedable_tensors: set[Tensor] = set()
+        self._unfetchable_ops: set[Operation] = set()
 
     # -- identity and version ---------------------------------------------------------
     @property
@@ -808,6 +810,22 @@ class Graph:
                 raise ValueError(f"Operation {obj} is not an element of this graph.")
             return obj
         raise TypeError(f"Can not convert a {type(obj).__name__} into a {types_str}.")
+
+    # -- feeding and fetching -----------------------------------------------------------
+    def prevent_feeding(self, tensor: Tensor) -> None:
+        """Marks ``tensor`` as one Session.run may not feed."""
+        self._unfeedable_tensors.add(tensor)
+
+    def is_feedable(self, tensor: Tensor) -> bool:
+        return tensor not in self._unfeedable_tensors
+
+    def prevent_fetching(self, op: Operation) -> None:
+        """Marks ``op`` (and its outputs) as not fetchable."""
+        self._unfetchable_ops.add(op)
+
+    def is_fetchable(self, tensor_or_op: Tensor | Operation) -> bool:
+        op = tensor_or_op.op if isinstance(tensor_or_op, Tensor) else tensor_or_op
+        return op not in self._unfetchable_ops
 
     # -- collections ------------------------------------------------------------------
     def add_to_collection(self, name: str, value: Any) -> None:

@@ -203,28 +203,38 @@ def _append_values(proto: Any, arr: np.ndarray, numpy_dtype: dtypes.DType) -> No
         proto.int_val.extend(np.ascontiguousarray(arr).view(base).tolist())
         return
     t = arr.dtype.type
-    if t is np.float32:
-        proto.float_val.extend(arr.tolist())
-    elif t is np.float64:
-        proto.double_val.extend(arr.tolist())
-    elif t in (np.int32, np.int16, np.int8, np.uint8, np.uint16):
-        proto.int_val.extend(arr.tolist())
-    elif t is np.int64:
-        proto.int64_val.extend(arr.tolist())
-    elif t is np.uint32:
-        proto.uint32_val.extend(arr.tolist())
-    elif t is np.uint64:
-        proto.uint64_val.extend(arr.tolist())
-    elif t is np.bool_:
-        proto.bool_val.extend(arr.tolist())
-    elif t is np.float16 or (dtypes._np_bfloat16 is not None and t is dtypes._np_bfloat16):
+    if dtypes._np_bfloat16 is not None and t is dtypes._np_bfloat16:
         proto.half_val.extend(np.ascontiguousarray(arr).view(np.uint16).tolist())
-    elif t is np.complex64:
-        proto.scomplex_val.extend(np.ascontiguousarray(arr).view(np.float32).tolist())
-    elif t is np.complex128:
-        proto.dcomplex_val.extend(np.ascontiguousarray(arr).view(np.float64).tolist())
-    else:
+        return
+    if not arr.dtype.isnative:
+        arr = arr.astype(arr.dtype.newbyteorder("="))
+    field = _APPEND_FIELDS.get((kind, arr.dtype.itemsize))
+    if field is None:
         raise TypeError(f"Element type not supported in TensorProto: {numpy_dtype.name}")
+    if kind == "f" and arr.dtype.itemsize == 2:
+        arr = np.ascontiguousarray(arr).view(np.uint16)
+    elif kind == "c":
+        arr = np.ascontiguousarray(arr).view(np.float32 if arr.dtype.itemsize == 8 else np.float64)
+    getattr(proto, field).extend(arr.tolist())
+
+
+# (numpy kind, itemsize) -> TensorProto field holding such values.
+_APPEND_FIELDS = {
+    ("f", 2): "half_val",
+    ("f", 4): "float_val",
+    ("f", 8): "double_val",
+    ("i", 1): "int_val",
+    ("i", 2): "int_val",
+    ("i", 4): "int_val",
+    ("i", 8): "int64_val",
+    ("u", 1): "int_val",
+    ("u", 2): "int_val",
+    ("u", 4): "uint32_val",
+    ("u", 8): "uint64_val",
+    ("b", 1): "bool_val",
+    ("c", 8): "scomplex_val",
+    ("c", 16): "dcomplex_val",
+}
 
 
 # --- public API --------------------------------------------------------------------------

@@ -76,11 +76,12 @@ _AS_DTYPE_INPUTS = [
     "float32", "float", "double", "half", "int32_ref", "float_ref", "double_ref", "half_ref",
     "string", "bool", "complex64", "quint8", "resource", "variant_ref", "bfloat16",
     "complex", "int", "long", "Float32", b"float32", "",
-    0, 1, 7, 23, 24, 99, 101, 123, 200, -1, 1.0, True, None, [1], (), {},
+    0, 1, 7, 23, 99, 101, 123, 200, -1, 1.0, True, None, [1], (), {},
     float, bool, int, complex, str, bytes, object, ord,
     np.float16, np.float32, np.float64, np.int8, np.int16, np.int32, np.int64, np.uint8,
     np.uint16, np.uint32, np.uint64, np.bool_, np.complex64, np.complex128, np.object_,
-    np.str_, np.bytes_, np.intc, np.longdouble, np.void,
+    np.str_, np.bytes_, np.intc, np.longdouble, np.void, np.longlong, np.ulonglong, np.uintc,
+    np.dtype("q"), np.dtype("Q"), np.dtype("<i8"), np.dtype(">u2"),
     np.dtype("float32"), np.dtype(">f4"), np.dtype("U5"), np.dtype("S3"), np.dtype("O"),
     np.dtype("datetime64[s]"), np.dtype([("a", "i4")]), np.dtype([("qint8", "i1")]),
     np.zeros(3), np.int32(3), np.float32(1.5),
@@ -189,6 +190,14 @@ _MTP_CASES = [
     (np.array([1.5, 2.25]), {"dtype": "bfloat16"}),
     (1.0, {"dtype": "bfloat16"}),
     ([1, 2], {"shape": gs.TensorShape([2])}),
+    ([(1,), (2,)], {"dtype": "qint8"}),
+    ([[(1,), (2,)]], {"dtype": "quint16"}),
+    ([True, False], {"dtype": "int32"}),
+    (np.str_("xy"), {}),
+    (bytearray(b"ab"), {}),
+    (memoryview(b"abc"), {}),
+    ([1, 2], {"dtype": "int32_ref"}),
+    (np.arange(3, dtype=np.ulonglong), {}),
 ]
 
 
@@ -204,6 +213,7 @@ def _tf_kwargs(kwargs):
     return out
 
 
+@pytest.mark.filterwarnings("ignore:overflow encountered:RuntimeWarning")
 @pytest.mark.parametrize("case", _MTP_CASES, ids=_case_id)
 def test_make_tensor_proto_bytes(case):
     value, kwargs = case
@@ -241,6 +251,11 @@ _MTP_ERRORS = [
     (np.array(["a"]), {"dtype": "float32"}),
     ([np.array([1, 2]), np.array([3, 4])], {}),
     (np.array(["2020"], dtype="datetime64[D]"), {}),
+    ([1, 2], {"dtype": "qint8"}),
+    ([1, 2], {"dtype": "resource"}),
+    (np.array([1.5]), {"dtype": "variant"}),
+    (3, {"shape": 3}),
+    ({"b": 2, "a": 1}, {"dtype": "int32"}),
 ]
 
 

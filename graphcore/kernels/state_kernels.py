@@ -1,0 +1,74 @@
+"""CPU kernels of the ref-variable ops; state lives in the task's ResourceStore."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from graphcore.framework import errors
+from graphcore.kernels.registry import KernelContext, register_kernel
+
+
+def _shape_text(shape) -> str:
+    return "[" + ",".join(str(d) for d in shape) + "]"
+
+
+@register_kernel("VariableV2")
+def _variable(ctx: KernelContext):
+    attr = ctx.node_def.attr
+    shape = attr["shape"].shape
+    declared = None if shape.unknown_rank or any(d.size < 0 for d in shape.dim) else \
+        tuple(d.size for d in shape.dim)
+    state = ctx.resources.variable(attr["container"].s.decode(),
+                                   attr["shared_name"].s.decode() or ctx.name,
+                                   ctx.attr("dtype").as_numpy_dtype, declared)
+    out = (state,)
+    return lambda: out
+
+
+@register_kernel("Assign")
+def _assign(ctx: KernelContext):
+    validate = ctx.node_def.attr["validate_shape"].b
+
+    def compute(ref, value):
+        new = np.array(value, dtype=ref.dtype)  # the store owns its copy
+        if validate:
+            want = ref.value.shape if ref.value is not None else ref.shape
+            if want is not None and new.shape != want:
+                raise errors.InvalidArgumentError(
+                    None, None, f"Assign requires shapes of both tensors to match. lhs shape= "
+                                f"{_shape_text(want)} rhs shape= {_shape_text(new.shape)}")
+        with ref.lock:
+            ref.set(new)
+        return (ref,)
+
+    return compute
+
+
+def _update(np_fn, verb: str):
+    def factory(ctx: KernelContext):
+        del ctx
+
+        def compute(ref, value):
+            with ref.lock:
+                old = ref.read()
+                if np.shape(value) != old.shape:
+                    raise errors.InvalidArgumentError(
+                        None, None, f"Cannot {verb} a value of shape "
+                                    f"{_shape_text(np.shape(value))} to a variable of shape "
+                                    f"{_shape_text(old.shape)}: shapes must be equal")
+                ref.set(np.asarray(np_fn(old, value), dtype=old.dtype))
+            return (ref,)
+
+        return compute
+
+    return factory
+
+
+register_kernel("AssignAdd")(_update(np.add, "add"))
+register_kernel("AssignSub")(_update(np.subtract, "subtract"))
+
+
+@register_kernel("IsVariableInitialized")
+def _is_initialized(ctx: KernelContext):
+    del ctx
+    return lambda ref: (np.asarray(ref.initialized),)
