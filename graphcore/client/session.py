@@ -14,9 +14,8 @@ from typing import Any
 
 import numpy as np
 
-from graphcore.framework import errors
+from graphcore.framework import errors, session_stack
 from graphcore.framework import ops as ops_lib
-from graphcore.framework import session_stack
 from graphcore.protobuf import config_pb2
 
 # -- fetches ------------------------------------------------------------------------------

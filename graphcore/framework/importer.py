@@ -39,6 +39,12 @@ def parse_graph_def(data: bytes | graph_pb2.GraphDef) -> graph_pb2.GraphDef:
     return gd
 
 
+# AttrDef type -> the AttrValue oneof field that holds it ("list(...)" -> "list").
+_ATTR_KIND = {"type": "type", "int": "i", "float": "f", "bool": "b", "string": "s",
+              "shape": "shape", "tensor": "tensor", "func": "func", "placeholder": "placeholder"}
+_KIND_NAME = {v: k for k, v in _ATTR_KIND.items()}
+
+
 def _parse_input(name: str) -> tuple[str, int, bool]:
     """'^a' -> ('a', -1, True); 'a:1' -> ('a', 1, False); 'a' -> ('a', 0, False)."""
     if name.startswith("^"):
@@ -92,6 +98,7 @@ def import_graph_def(graph_def: Any, input_map: dict | None = None,
         created: dict[str, ops_lib.Operation] = {}
         for nd in order:
             created[nd.name] = _import_node(graph, nd, scope, created, input_map)
+        _rename_colocation_groups(created)
         used = {k for k in input_map if k.split(":")[0] in created or k.split(":")[0] in seen}
         missing = set(input_map) - used
         if missing:
@@ -131,6 +138,12 @@ def _import_node(graph: ops_lib.Graph, nd: Any, scope: str,
                                  f"Op<name={nd.op}>")
             attrs[attr_def.name] = reg.defaults[attr_def.name]
         else:
+            kind = attrs[attr_def.name].WhichOneof("value")
+            want = _ATTR_KIND.get(attr_def.type, "list")
+            if kind is not None and kind != want:
+                raise ValueError(f"Node '{nd.name}': AttrValue had value with type "
+                                 f"'{_KIND_NAME.get(kind, kind)}' when '{attr_def.type}' "
+                                 f"expected for attr '{attr_def.name}'")
             try:
                 op_registry._check_attr_constraints(attr_def, attrs[attr_def.name], nd.op)
             except (TypeError, ValueError) as e:
@@ -178,8 +191,23 @@ def _import_node(graph: ops_lib.Graph, nd: Any, scope: str,
             raise ValueError(f"Input {i} of node {nd.name} was passed {got.name} from "
                              f"{t.name} incompatible with expected {want.name}.")
     try:
-        return graph._create_op_internal(reg, data_inputs, output_types, nd.name, attrs,
+        name = graph._unique_import_name(scope + nd.name)
+        return graph._create_op_internal(reg, data_inputs, output_types, name + "/", attrs,
                                          control_inputs=control_inputs,
                                          device=device_lib.canonical_name(nd.device))
     except ValueError as e:
         raise ValueError(f"Node '{nd.name}' (op {nd.op}): {e}") from None
+
+
+def _rename_colocation_groups(created: dict[str, ops_lib.Operation]) -> None:
+    """Points ``_class: loc:@x`` attrs at the imported (prefixed, uniquified) names."""
+    for op in created.values():
+        cls = op._attrs.get("_class")
+        if cls is None:
+            continue
+        groups = []
+        for s in cls.list.s:
+            target = created.get(s[5:].decode()) if s.startswith(b"loc:@") else None
+            groups.append(f"loc:@{target.name}".encode() if target is not None else s)
+        op._attrs["_class"] = attr_value_pb2.AttrValue(
+            list=attr_value_pb2.AttrValue.ListValue(s=groups))

@@ -241,9 +241,13 @@ class Operation:
 
     @property
     def node_def(self) -> node_def_pb2.NodeDef:
+        return self._make_node_def(sort_control_inputs=False)
+
+    def _make_node_def(self, sort_control_inputs: bool) -> node_def_pb2.NodeDef:
         nd = node_def_pb2.NodeDef(name=self._name, op=self._type, device=self._device)
         nd.input.extend(t._as_node_def_input() for t in self._inputs)
-        nd.input.extend("^" + c._name for c in self._control_inputs)
+        control = ["^" + c._name for c in self._control_inputs]
+        nd.input.extend(sorted(control) if sort_control_inputs else control)
         attr = nd.attr
         for k in sorted(self._attrs):
             attr[k].CopyFrom(self._attrs[k])
@@ -477,6 +481,18 @@ class Graph:
                     names_in_use[name_key] = 1
                 name = f"{name}_{i - 1}"
         return name
+
+    def _unique_import_name(self, name: str) -> str:
+        """``name`` made unique against existing ops only (case-sensitive), the way
+        TF's importer renames clashing nodes; the result is marked as used."""
+        with self._lock:
+            candidate, i = name, 1
+            while candidate in self._nodes_by_name:
+                candidate = f"{name}_{i}"
+                i += 1
+            key = candidate.lower()
+            self._names_in_use[key] = self._names_in_use.get(key, 0) + 1
+            return candidate
 
     @contextlib.contextmanager
     def name_scope(self, name: str | None) -> Iterator[str]:
@@ -886,13 +902,12 @@ class Graph:
                    if from_version is None or op._id >= from_version]
         nodes = gd.node
         for op in ops:
+            # As TF: control inputs sorted by name; shapes only for ops with outputs.
             nd = nodes.add()
-            nd.CopyFrom(op.node_def)
-            if add_shapes:
+            nd.CopyFrom(op._make_node_def(sort_control_inputs=True))
+            if add_shapes and op._outputs:
                 nd.attr["_output_shapes"].list.shape.extend(
                     t._shape.as_proto() for t in op._outputs)
-                if not op._outputs:
-                    nd.attr["_output_shapes"].list.SetInParent()
         return gd
 
     @property

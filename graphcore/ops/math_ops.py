@@ -40,7 +40,8 @@ def _binary_operator(op_name: str, func: Callable, reverse: bool) -> Callable:
         with ops_lib.name_scope(None, op_name, [self, other]) as name:
             if not isinstance(other, ops_lib.Tensor):
                 try:
-                    other = convert_to_tensor(other, dtype_hint=self.dtype.base_dtype, name="y")
+                    other = convert_to_tensor(other, dtype_hint=self.dtype.base_dtype,
+                                              name="x" if reverse else "y")
                 except TypeError:
                     if hasattr(type(other), f"__r{op_name}__"):
                         return NotImplemented

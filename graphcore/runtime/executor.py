@@ -113,56 +113,98 @@ class PartitionExecutor:
             instr.n_deps = len(deps)
             for d in deps:
                 instrs[d].consumers.append(len(instrs))
-            for i in range(instr.nout):
-                slots[(nd.name, i)] = n_slots + i
-            n_slots += instr.nout
+            if nd.op == "Identity" and instr.deref is None and not info.input_is_ref[0]:
+                # An Identity shares its input's slot: in-order runs skip it entirely.
+                instr.out = instr.ins[0]
+                slots[(nd.name, 0)] = instr.out
+            else:
+                for i in range(instr.nout):
+                    slots[(nd.name, i)] = n_slots + i
+                n_slots += instr.nout
             index_of[nd.name] = len(instrs)
             instrs.append(instr)
         self._instrs = instrs
         self._n_slots = n_slots
-        # The hot loop reads plain tuples.
-        self._program = [(i.fn, i.ins, i.out, i.nout, i.deref, i.needs_step) for i in instrs]
+        self._compile_sequential()
+
+    def _compile_sequential(self) -> None:
+        """The in-order program: constants pre-filled in a template value table, step
+        arguments written straight into their slots, results read straight from
+        theirs, and NoOps and Identities dropped (list order already honours every
+        control edge). The hot loop reads plain tuples."""
+        template: list[Any] = [None] * self._n_slots
+        program = []
+        program_index = []
+        self._arg_slots: list[tuple[int, int]] = []
+        self._retval_slots: list[tuple[int, int, bool]] = []
+        for k, instr in enumerate(self._instrs):
+            op = instr.op
+            if op == "Const":
+                template[instr.out] = instr.fn()[0]
+            elif op == "_Arg":
+                self._arg_slots.append((instr.out, instr.node_def.attr["index"].i))
+            elif op == "_Retval":
+                self._retval_slots.append((instr.node_def.attr["index"].i, instr.ins[0],
+                                           instr.deref is not None))
+            elif op == "NoOp" or (op == "Identity" and instr.out == instr.ins[0]):
+                continue
+            else:
+                program.append((instr.fn, instr.ins, instr.out, instr.nout, instr.deref,
+                                instr.needs_step))
+                program_index.append(k)
+        self._template = template
+        self._program = program
+        self._program_index = program_index
 
     # -- running ----------------------------------------------------------------------
     def run(self, step: Step) -> None:
-        """Runs every node once, in order."""
-        vals: list[Any] = [None] * self._n_slots
-        k = 0
+        """Runs the partition's nodes once, in order."""
+        vals = self._template.copy()
+        args = step.args
+        for slot, index in self._arg_slots:
+            vals[slot] = args[index]
+        pos = -1
         try:
-            for k, (fn, ins, out, nout, deref, needs_step) in enumerate(self._program):
+            for fn, ins, out, nout, deref, needs_step in self._program:
+                pos += 1
                 if deref is None:
-                    args = [vals[i] for i in ins]
+                    res = fn(step, *[vals[i] for i in ins]) if needs_step \
+                        else fn(*[vals[i] for i in ins])
                 else:
                     args = [_deref(vals[i]) if d else vals[i] for i, d in zip(ins, deref)]
-                if needs_step:
-                    res = fn(step, *args)
-                else:
-                    res = fn(*args)
+                    res = fn(step, *args) if needs_step else fn(*args)
                 if nout:
                     vals[out:out + nout] = res
+            retvals = step.retvals
+            for index, slot, deref_value in self._retval_slots:
+                retvals[index] = _deref(vals[slot]) if deref_value else vals[slot]
         except BaseException as e:
+            k = self._program_index[pos] if pos >= 0 else 0
             raise self._node_error(k, e) from None
 
     def run_traced(self, step: Step, stats: step_stats_pb2.DeviceStepStats) -> None:
-        """``run`` recording a NodeExecStats per node (FULL_TRACE)."""
+        """Runs every node in order (none skipped), recording a NodeExecStats per node
+        (FULL_TRACE)."""
         vals: list[Any] = [None] * self._n_slots
         thread_id = threading.get_ident() & 0x7FFFFFFF
-        k = 0
+        k = -1
         try:
-            for k, (fn, ins, out, nout, deref, needs_step) in enumerate(self._program):
+            for instr in self._instrs:
+                k += 1
                 start = time.time()
                 t0 = time.perf_counter()
-                if deref is None:
-                    args = [vals[i] for i in ins]
+                if instr.deref is None:
+                    args = [vals[i] for i in instr.ins]
                 else:
-                    args = [_deref(vals[i]) if d else vals[i] for i, d in zip(ins, deref)]
-                res = fn(step, *args) if needs_step else fn(*args)
-                if nout:
-                    vals[out:out + nout] = res
+                    args = [_deref(vals[i]) if d else vals[i]
+                            for i, d in zip(instr.ins, instr.deref)]
+                res = instr.fn(step, *args) if instr.needs_step else instr.fn(*args)
+                if instr.nout:
+                    vals[instr.out:instr.out + instr.nout] = res
                 elapsed = int((time.perf_counter() - t0) * 1e6)
-                _record(stats, self._instrs[k], start, elapsed, res if nout else (), thread_id)
+                _record(stats, instr, start, elapsed, res if instr.nout else (), thread_id)
         except BaseException as e:
-            raise self._node_error(k, e) from None
+            raise self._node_error(max(k, 0), e) from None
 
     def run_parallel(self, step: Step, pool: Executor) -> None:
         """Runs ready nodes concurrently on ``pool`` (dependency counting)."""

@@ -327,7 +327,7 @@ def _add_shapes_pair(build):
 @pytest.mark.parametrize("build", [_seed, _rich, _variables], ids=["seed", "rich", "variables"])
 def test_output_shapes_with_add_shapes_match_tf(build):
     ours, theirs = _add_shapes_pair(build)
-    # Ops without outputs (NoOp) are checked by the xfail test below.
+    # Ops without outputs (NoOp) are checked by the test below.
     has_outputs = {n.name for n in theirs.node if n.op != "NoOp"}
     for gd in (ours, theirs):
         kept = [n for n in gd.node if n.name in has_outputs]
@@ -336,9 +336,6 @@ def test_output_shapes_with_add_shapes_match_tf(build):
     _assert_nodes_equal(ours, theirs)
 
 
-@pytest.mark.xfail(strict=True, reason="Graph.as_graph_def(add_shapes=True) writes an empty "
-                   "'_output_shapes' list on ops without outputs (NoOp); TF writes the attr "
-                   "only 'if op.outputs'")
 def test_add_shapes_skips_ops_without_outputs_like_tf():
     ours, theirs = _add_shapes_pair(_seed)
     assert "_output_shapes" not in {n.name: n for n in theirs.node}["init"].attr
@@ -403,17 +400,11 @@ def test_import_names_and_devices_match_tf():
     assert ours == theirs
 
 
-@pytest.mark.xfail(strict=True, reason="importer.import_graph_def does not rewrite "
-                   "'_class' colocation attrs ('loc:@a' -> 'loc:@import/a') to the names "
-                   "the imported nodes get, as TF's importer does")
 def test_import_colocation_groups_match_tf():
     theirs, ours = _import_scenario_results(colocation=True)
     assert ours == theirs
 
 
-@pytest.mark.xfail(strict=True, reason="importer uniquifies imported node names with the "
-                   "case-insensitive Graph.unique_name; TF's importer only renames on an exact "
-                   "(case-sensitive) collision, so 'A' next to an existing 'a' stays 'A'")
 def test_import_name_collisions_are_case_sensitive_like_tf():
     def source(lib):
         lib.constant(1.0, name="A")
@@ -431,7 +422,7 @@ def test_import_name_collisions_are_case_sensitive_like_tf():
 
 
 def test_tf_rejects_attr_of_wrong_kind_like_graphcore_should():
-    # Documents TF's behavior for tests/framework/test_importer.py's xfail
+    # Documents TF's behavior that tests/framework/test_importer.py checks for us
     # test_attr_of_wrong_kind_is_value_error.
     gd = tf1.GraphDef()
     nd = gd.node.add(name="ph", op="Placeholder")
@@ -457,9 +448,6 @@ def test_same_program_gives_equal_graph_defs(build):
     _assert_nodes_equal(ours, theirs, drop=TF_INTERNAL_ATTRS, sort_control=True)
 
 
-@pytest.mark.xfail(strict=True, reason="Graph.as_graph_def writes control inputs in creation "
-                   "order; TF's Graph::ToGraphDef sorts each node's control inputs by source "
-                   "node name ('^nothing' before '^upd/Assign')")
 def test_graph_def_control_inputs_sorted_like_tf():
     _, theirs = _tf_graph_def(_variables)
     _, ours = _gc_graph_def(_variables)
@@ -604,10 +592,7 @@ NAME_CASES = {
     "absolute_scopes": _absolute_scopes,
     "none_scope": _none_scope,
     "default_names": _default_names,
-    "reverse_operator": pytest.param(_reverse_operator, marks=pytest.mark.xfail(
-        strict=True, reason="math_ops._binary_operator converts the other operand of a "
-        "reflected operator (1.0 + x) with name 'y'; TF's r_binary_op_wrapper names it 'x' "
-        "(add/x, not add/y)")),
+    "reverse_operator": _reverse_operator,
     "scope_vs_op_names": _scope_vs_op_names,
     "unique_name_api": _unique_name_api,
     "variables_in_scopes": _variables_in_scopes,

@@ -255,9 +255,6 @@ def test_colocation_keeps_group_and_device():
     assert g.get_operation_by_name("b").device == "/job:ps"
 
 
-@pytest.mark.xfail(strict=True, reason="importer.import_graph_def copies '_class' attrs "
-                   "unchanged; TF rewrites 'loc:@a' to the imported node's new name "
-                   "('loc:@import/a')")
 def test_colocation_attr_gets_prefix():
     def build():
         a = tf.constant(1.0, name="a")
@@ -519,9 +516,6 @@ def test_unknown_dtype_enum_in_attr_is_value_error(base):
     snap.check()
 
 
-@pytest.mark.xfail(strict=True, reason="importer does not check that a NodeDef attr's "
-                   "AttrValue kind matches the OpDef attr type (TF: 'AttrValue had value with "
-                   "type 'string' when 'shape' expected')")
 def test_attr_of_wrong_kind_is_value_error(base):
     # A 'shape' attr given as a string: TF rejects the NodeDef.
     gd = _gd(_node("ph", "Placeholder", dtype=_type(tf.float32),

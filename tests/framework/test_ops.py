@@ -385,6 +385,12 @@ def test_graph_def_binary_round_trip():
         assert node.name.startswith("imp/")
         node.name = node.name[len("imp/"):]
         node.input[:] = [("^" + i[5:]) if i.startswith("^") else i[4:] for i in node.input]
+        if "_class" in node.attr:
+            groups = node.attr["_class"].list.s
+            assert all(g.startswith(b"loc:@imp/") for g in groups)
+            stripped = [b"loc:@" + g[len(b"loc:@imp/"):] for g in groups]
+            del groups[:]
+            groups.extend(stripped)
     assert gd3.SerializeToString(deterministic=True) == data
 
 

@@ -1,0 +1,1 @@
+"""Benchmarks for graphcore (run as ``python -m bench.<name>``)."""
