@@ -32,15 +32,19 @@ from graphcore.framework.tensor_util import make_tensor_proto
 from graphcore.framework.session_stack import get_default_session
 from graphcore.client.session import InteractiveSession, Session
 from graphcore.framework.importer import import_graph_def
-from graphcore.ops.array_ops import constant, identity, placeholder, placeholder_with_default
+from graphcore.ops.array_ops import (
+    boolean_mask, constant, gather, identity, placeholder, placeholder_with_default, squeeze,
+    stack, where,
+)
 from graphcore.ops.control_flow_ops import group, no_op, tuple
-from graphcore.ops.math_ops import add
+from graphcore.ops.math_ops import add, logical_not
 from graphcore.ops.state_ops import assign, assign_add, assign_sub
 from graphcore.ops.variables import (
     Variable, all_variables, global_variables, global_variables_initializer,
     initialize_all_variables, initialize_local_variables, initialize_variables,
     is_variable_initialized, local_variables, local_variables_initializer, model_variables,
-    moving_average_variables, trainable_variables, variables_initializer,
+    moving_average_variables, report_uninitialized_variables, trainable_variables,
+    variables_initializer,
 )
 from graphcore.protobuf.attr_value_pb2 import AttrValue, NameAttrList
 from graphcore.protobuf.config_pb2 import (

@@ -355,11 +355,15 @@ def _check_kind(value: Any, kinds: Any, name: str, kind_name: str) -> None:
         raise TypeError(f"Expected {kind_name} for argument '{name}' not {value!r}.")
 
 
+_LIST_FIELD = {"int": "i", "float": "f", "bool": "b", "string": "s", "type": "type",
+               "shape": "shape", "tensor": "tensor", "func": "func"}
+
+
 def _check_attr_constraints(attr_def: op_def_pb2.OpDef.AttrDef, av: attr_value_pb2.AttrValue,
                             op_type: str) -> None:
     if attr_def.has_minimum:
         if attr_def.type.startswith("list("):
-            n = len(getattr(av.list, attr_def.type[5:-1]))
+            n = len(getattr(av.list, _LIST_FIELD[attr_def.type[5:-1]]))
             if n < attr_def.minimum:
                 raise ValueError(f"Attr '{attr_def.name}' of '{op_type}' Op passed list of length "
                                  f"{n} less than minimum {attr_def.minimum}.")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from graphcore.framework import errors, tensor_util
 from graphcore.kernels.registry import KernelContext, register_kernel
 
@@ -39,3 +41,47 @@ def _placeholder(ctx: KernelContext):
 
 register_kernel("Identity")(identity_kernel)
 register_kernel("PlaceholderWithDefault")(identity_kernel)
+
+
+@register_kernel("Pack")
+def _pack(ctx: KernelContext):
+    axis = ctx.node_def.attr["axis"].i
+    return lambda *values: (np.stack(values, axis=axis),)
+
+
+@register_kernel("Where")
+def _where(ctx: KernelContext):
+    del ctx
+    return lambda x: (np.argwhere(x).astype(np.int64, copy=False),)
+
+
+@register_kernel("Squeeze")
+def _squeeze(ctx: KernelContext):
+    axes = tuple(ctx.node_def.attr["squeeze_dims"].list.i)
+
+    def compute(x):
+        try:
+            return (np.squeeze(x, axis=axes or None),)
+        except ValueError:
+            raise errors.InvalidArgumentError(
+                None, None, f"Can not squeeze dims {list(axes)} of a tensor of shape "
+                            f"{list(np.shape(x))}") from None
+
+    return compute
+
+
+@register_kernel("GatherV2")
+def _gather(ctx: KernelContext):
+    del ctx
+
+    def compute(params, indices, axis):
+        axis = int(axis)
+        n = np.shape(params)[axis]
+        idx = np.asarray(indices)
+        if idx.size and (idx.min() < 0 or idx.max() >= n):
+            bad = idx[(idx < 0) | (idx >= n)].flat[0]
+            raise errors.InvalidArgumentError(
+                None, None, f"indices = {bad} is not in [0, {n})")
+        return (np.take(params, idx, axis=axis),)
+
+    return compute

@@ -16,3 +16,9 @@ def _binary(np_fn):
 
 register_kernel("AddV2")(_binary(np.add))
 register_kernel("Add")(_binary(np.add))
+
+
+@register_kernel("LogicalNot")
+def _logical_not(ctx: KernelContext):
+    del ctx
+    return lambda x: (np.logical_not(x),)

@@ -23,6 +23,15 @@ op_registry.register_op("Add").input("x: T").input("y: T").output("z: T") \
     .shape_fn(common_shapes.broadcast_binary)
 
 
+op_registry.register_op("LogicalNot").input("x: bool").output("y: bool") \
+    .shape_fn(common_shapes.unchanged_shape)
+
+
+def logical_not(x: Any, name: str | None = None) -> ops_lib.Tensor:
+    """Elementwise NOT of a bool tensor."""
+    return apply_op("LogicalNot", name=name, x=x).outputs[0]
+
+
 def add(x: Any, y: Any, name: str | None = None) -> ops_lib.Tensor:
     """x + y elementwise with broadcasting (an AddV2 op named 'Add'; Add for strings)."""
     with ops_lib.name_scope(name, "Add", [x]) as scope:

@@ -271,3 +271,22 @@ initialize_local_variables = local_variables_initializer
 
 def is_variable_initialized(variable: Variable) -> ops_lib.Tensor:
     return state_ops.is_variable_initialized(variable)
+
+
+def report_uninitialized_variables(var_list: list | None = None,
+                                   name: str = "report_uninitialized_variables"
+                                   ) -> ops_lib.Tensor:
+    """A 1-D string tensor of the names of the variables not yet initialized
+    (all global and local variables by default); empty when all are."""
+    from graphcore.ops import math_ops
+
+    if var_list is None:
+        var_list = global_variables() + local_variables()
+    with ops_lib.name_scope(name):
+        init_vars = [state_ops.is_variable_initialized(v) for v in var_list]
+        with ops_lib.device("/cpu:0"):
+            if not var_list:
+                return array_ops.constant([], dtype=dtypes_lib.string)
+            mask = math_ops.logical_not(array_ops.stack(init_vars))
+            names = array_ops.constant([v.op.name for v in var_list])
+            return array_ops.boolean_mask(names, mask)
