@@ -94,6 +94,8 @@ def _fetch_value(value: Any) -> Any:
         return value
     if hasattr(value, "read"):  # a ref that reached a fetch without being read
         return _fetch_value(value.read())
+    if hasattr(value, "get") and type(value).__module__.startswith("cupy"):
+        return _fetch_value(value.get())
     return value
 
 

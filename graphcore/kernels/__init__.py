@@ -4,6 +4,7 @@ per (op type, device type) in :mod:`graphcore.kernels.registry`."""
 from graphcore.kernels import (  # noqa: F401 - imported for their registrations
     array_kernels,
     control_kernels,
+    gpu_kernels,
     math_kernels,
     runtime_kernels,
     state_kernels,

@@ -7,7 +7,6 @@ from graphcore.runtime.rendezvous import rendezvous_key_from_attrs
 
 
 @register_kernel("_Arg", "CPU", needs_step=True)
-@register_kernel("_Arg", "GPU", needs_step=True)
 def _arg(ctx: KernelContext):
     index = ctx.node_def.attr["index"].i
     return lambda step: (step.args[index],)
@@ -38,7 +37,11 @@ def _send(ctx: KernelContext):
 
 
 @register_kernel("_Recv", "CPU", needs_step=True)
-@register_kernel("_Recv", "GPU", needs_step=True)
 def _recv(ctx: KernelContext):
     slot = ctx.rendezvous_slots[rendezvous_key_from_attrs(ctx.node_def)]
+    send_device = ctx.node_def.attr["send_device"].s
+    if b"device:GPU" in send_device:
+        from graphcore.kernels.gpu_kernels import to_host
+
+        return lambda step: (to_host(step.rendezvous.recv(slot)),)
     return lambda step: (step.rendezvous.recv(slot),)
