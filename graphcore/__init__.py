@@ -4,7 +4,7 @@
 ``tf.Variable``, ``tf.placeholder``, ``tf.Session``...), the way ``tf.compat.v1`` does.
 """
 
-# ruff: noqa: F401, E402, I001
+# ruff: noqa: F401, F403, E402, I001
 from graphcore.framework import dtypes
 from graphcore.framework.dtypes import (
     DType, as_dtype, bfloat16, bool, complex64, complex128, double, float16, float32, float64,
@@ -32,20 +32,18 @@ from graphcore.framework.tensor_util import make_tensor_proto
 from graphcore.framework.session_stack import get_default_session
 from graphcore.client.session import InteractiveSession, Session
 from graphcore.framework.importer import import_graph_def
-from graphcore.ops.array_ops import (
-    boolean_mask, constant, gather, identity, placeholder, placeholder_with_default, squeeze,
-    stack, where,
+from graphcore.ops.array_ops import *
+from graphcore.ops.control_flow_ops import *
+from graphcore.ops.math_ops import *
+from graphcore.ops.state_ops import *
+from graphcore.ops.variables import *
+from graphcore.ops.nn_ops import *
+from graphcore.ops.random_ops import *
+from graphcore.ops import array_grad, math_grad, nn_grad
+from graphcore.framework.gradient_registry import (
+    NoGradient, NotDifferentiable, RegisterGradient,
 )
-from graphcore.ops.control_flow_ops import group, no_op, tuple
-from graphcore.ops.math_ops import add, logical_not
-from graphcore.ops.state_ops import assign, assign_add, assign_sub
-from graphcore.ops.variables import (
-    Variable, all_variables, global_variables, global_variables_initializer,
-    initialize_all_variables, initialize_local_variables, initialize_variables,
-    is_variable_initialized, local_variables, local_variables_initializer, model_variables,
-    moving_average_variables, report_uninitialized_variables, trainable_variables,
-    variables_initializer,
-)
+from graphcore import layers, losses, nn, summary, train
 from graphcore.protobuf.attr_value_pb2 import AttrValue, NameAttrList
 from graphcore.protobuf.config_pb2 import (
     ConfigProto, GPUOptions, GraphOptions, OptimizerOptions, RunMetadata, RunOptions,

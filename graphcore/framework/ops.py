@@ -694,6 +694,9 @@ class Graph:
                     device_set = True
             op._attrs["_class"] = attr_value_pb2.AttrValue(
                 list=attr_value_pb2.AttrValue.ListValue(s=sorted(groups)))
+        mapped = state.gradient_override_map.get(reg.name)
+        if mapped:
+            op._attrs["_gradient_op_type"] = attr_value_pb2.AttrValue(s=mapped.encode())
         if (self._container and reg.op_def.is_stateful and "container" in reg.attr_defs
                 and not op._attrs["container"].s):
             op._attrs["container"] = attr_value_pb2.AttrValue(s=self._container.encode())

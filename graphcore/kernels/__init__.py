@@ -6,6 +6,8 @@ from graphcore.kernels import (  # noqa: F401 - imported for their registrations
     control_kernels,
     gpu_kernels,
     math_kernels,
+    nn_kernels,
+    random_kernels,
     runtime_kernels,
     state_kernels,
 )

@@ -11,6 +11,18 @@ from graphcore.framework import tensor_shape as shape_lib
 from graphcore.framework.op_def_library import apply_op
 from graphcore.protobuf import attr_value_pb2
 
+__all__ = [
+    "constant",
+    "placeholder",
+    "placeholder_with_default",
+    "identity",
+    "stack",
+    "where",
+    "squeeze",
+    "gather",
+    "boolean_mask",
+]
+
 
 def _shape_from_attr(attr: str):
     def fn(op: ops_lib.Operation) -> list:

@@ -10,6 +10,12 @@ from graphcore.framework import ops as ops_lib
 from graphcore.framework.op_def_library import apply_op
 from graphcore.ops import array_ops
 
+__all__ = [
+    "no_op",
+    "group",
+    "tuple",
+]
+
 op_registry.register_op("NoOp").shape_fn(common_shapes.no_outputs)
 
 

@@ -10,6 +10,11 @@ from graphcore.framework import ops as ops_lib
 from graphcore.framework.op_def_library import apply_op
 from graphcore.framework.tensor_conversion import convert_to_tensor
 
+__all__ = [
+    "add",
+    "logical_not",
+]
+
 _ADD_TYPES = ("{bfloat16, half, float, double, uint8, uint16, uint32, uint64, int8, int16, "
               "int32, int64, complex64, complex128}")
 

@@ -9,6 +9,13 @@ from graphcore.framework import ops as ops_lib
 from graphcore.framework import tensor_shape as shape_lib
 from graphcore.framework.op_def_library import apply_op
 
+__all__ = [
+    "assign",
+    "assign_add",
+    "assign_sub",
+    "is_variable_initialized",
+]
+
 
 def _variable_shape(op: ops_lib.Operation) -> list:
     return [shape_lib.TensorShape(op._attrs["shape"].shape)]

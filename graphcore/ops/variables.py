@@ -11,6 +11,23 @@ from graphcore.framework import tensor_shape as shape_lib
 from graphcore.ops import array_ops, control_flow_ops, state_ops
 from graphcore.protobuf import attr_value_pb2
 
+__all__ = [
+    "Variable",
+    "all_variables",
+    "global_variables",
+    "global_variables_initializer",
+    "initialize_all_variables",
+    "initialize_local_variables",
+    "initialize_variables",
+    "local_variables",
+    "local_variables_initializer",
+    "model_variables",
+    "moving_average_variables",
+    "report_uninitialized_variables",
+    "trainable_variables",
+    "variables_initializer",
+]
+
 
 class Variable:
     """A TF1 ref variable: a VariableV2 op holding state across ``Session.run`` calls.

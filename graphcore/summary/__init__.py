@@ -1,1 +1,1 @@
-"""graphcore.summary."""
+"""tf.summary: summary ops and the TensorBoard FileWriter."""

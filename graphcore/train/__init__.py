@@ -1,1 +1,4 @@
-"""graphcore.train."""
+"""tf.train: optimizers, Saver, and training utilities."""
+
+# ruff: noqa: F401, F403
+from graphcore.train.saver import *

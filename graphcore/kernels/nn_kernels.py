@@ -1,0 +1,1 @@
+"""CPU (numpy) kernels of the nn ops."""

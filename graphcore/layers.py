@@ -1,0 +1,3 @@
+"""tf.layers."""
+
+__all__: list[str] = []

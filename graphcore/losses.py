@@ -1,0 +1,3 @@
+"""tf.losses."""
+
+__all__: list[str] = []

@@ -1,0 +1,1 @@
+"""Gradient functions (registered by op type in graphcore.framework.gradient_registry)."""

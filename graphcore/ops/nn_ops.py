@@ -1,0 +1,3 @@
+"""Neural-network ops (tf.nn)."""
+
+__all__: list[str] = []

@@ -1,0 +1,3 @@
+"""Random ops and graph/op-level seeds."""
+
+__all__: list[str] = []

@@ -1,0 +1,3 @@
+"""Saver: checkpoints of variables."""
+
+__all__: list[str] = []
