@@ -37,7 +37,6 @@ from graphcore.ops.control_flow_ops import *
 from graphcore.ops.math_ops import *
 from graphcore.ops.state_ops import *
 from graphcore.ops.variables import *
-from graphcore.ops.nn_ops import *
 from graphcore.ops.random_ops import *
 from graphcore.ops import array_grad, math_grad, nn_grad
 from graphcore.framework.gradient_registry import (

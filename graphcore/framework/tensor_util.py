@@ -427,3 +427,43 @@ def MakeNdarray(tensor: Any) -> np.ndarray:  # noqa: N802 - TensorFlow's name
 
 
 make_ndarray = MakeNdarray
+
+
+def constant_value(tensor: Any) -> np.ndarray | None:
+    """The value of ``tensor`` when graph building can know it (a Const, the Shape of a
+    fully-defined tensor, an Identity of one, a Pack of known scalars), else None.
+
+    Shape functions use it to read shape-like inputs (Reshape's shape, Sum's axes).
+    """
+    op = getattr(tensor, "op", None)
+    if op is None:
+        return None
+    op_type = op.type
+    if op_type == "Const":
+        return MakeNdarray(op._attrs["value"].tensor)
+    if op_type == "Shape":
+        shape = op.inputs[0].shape
+        if shape.is_fully_defined():
+            return np.array(shape.as_list(), dtype=op.outputs[0].dtype.as_numpy_dtype)
+        return None
+    if op_type == "Size":
+        shape = op.inputs[0].shape
+        if shape.is_fully_defined():
+            return np.array(shape.num_elements(), dtype=op.outputs[0].dtype.as_numpy_dtype)
+        return None
+    if op_type == "Rank":
+        ndims = op.inputs[0].shape.ndims
+        return None if ndims is None else np.array(ndims, dtype=np.int32)
+    if op_type in ("Identity", "StopGradient"):
+        return constant_value(op.inputs[0])
+    if op_type == "Pack":
+        values = [constant_value(t) for t in op.inputs]
+        if any(v is None for v in values):
+            return None
+        return np.stack(values, axis=op._attrs["axis"].i)
+    if op_type == "Cast":
+        value = constant_value(op.inputs[0])
+        if value is None:
+            return None
+        return value.astype(op.outputs[0].dtype.as_numpy_dtype)
+    return None

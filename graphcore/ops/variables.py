@@ -196,21 +196,16 @@ class Variable:
         raise TypeError("Using a `tf.Variable` as a Python `bool` is not allowed.")
 
     @classmethod
-    def _overload_operator(cls, operator: str) -> None:
-        tensor_op = getattr(ops_lib.Tensor, operator)
-
-        def method(self: Variable, *args: Any) -> Any:
-            return tensor_op(self.value(), *args)
-
-        method.__name__ = operator
-        setattr(cls, operator, method)
-
-    @classmethod
     def _overload_all_operators(cls) -> None:
-        """Gives Variable every operator Tensor has (applied to its read value)."""
-        for name in dir(ops_lib.Tensor):
-            if name in _OVERLOADABLE:
-                cls._overload_operator(name)
+        """Gives Variable every Tensor operator, applied to its read value; the Tensor
+        method is looked up at call time, so operators added later work too."""
+        for operator in _OVERLOADABLE:
+
+            def method(self: Variable, *args: Any, _operator: str = operator) -> Any:
+                return getattr(ops_lib.Tensor, _operator)(self.value(), *args)
+
+            method.__name__ = operator
+            setattr(cls, operator, method)
 
 
 _OVERLOADABLE = {
