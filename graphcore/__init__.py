@@ -39,6 +39,11 @@ from graphcore.ops.state_ops import *
 from graphcore.ops.variables import *
 from graphcore.ops.random_ops import *
 from graphcore.ops import array_grad, math_grad, nn_grad
+from graphcore.ops.gradients_impl import *
+from graphcore.ops.init_ops import *
+from graphcore.ops.variable_scope import *
+from graphcore import initializers
+from graphcore import test
 from graphcore.framework.gradient_registry import (
     NoGradient, NotDifferentiable, RegisterGradient,
 )

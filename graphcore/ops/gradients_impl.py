@@ -1,0 +1,213 @@
+"""``tf.gradients``: the symbolic gradient subgraph, TF1's algorithm.
+
+Ops between ``xs`` and ``ys`` are visited in reverse topological order (a pending
+count per op); each op's output gradients are summed (AddN when several), its
+registered gradient function builds the input gradients under
+``gradients/<op name>_grad``, and those flow to the producers of its inputs.
+"""
+
+from __future__ import annotations
+
+import collections
+from typing import Any
+
+from graphcore.framework import gradient_registry
+from graphcore.framework import ops as ops_lib
+from graphcore.framework.tensor_conversion import convert_to_tensor
+
+__all__ = ["gradients", "AggregationMethod"]
+
+
+class AggregationMethod:
+    ADD_N = 0
+    DEFAULT = ADD_N
+    EXPERIMENTAL_TREE = 1
+    EXPERIMENTAL_ACCUMULATE_N = 2
+
+
+def _as_list(x: Any) -> list:
+    return list(x) if isinstance(x, (list, tuple)) else [x]
+
+
+def _reached_from(xs_ops: list[ops_lib.Operation]) -> set[ops_lib.Operation]:
+    reached: set[ops_lib.Operation] = set()
+    queue = collections.deque(xs_ops)
+    while queue:
+        op = queue.popleft()
+        if op in reached:
+            continue
+        reached.add(op)
+        for t in op._outputs:
+            queue.extend(t._consumers)
+    return reached
+
+
+def _between(ys_ops: list[ops_lib.Operation], reached: set[ops_lib.Operation],
+             stop_ops: set[ops_lib.Operation]) -> set[ops_lib.Operation]:
+    between: set[ops_lib.Operation] = set()
+    queue = collections.deque(op for op in ys_ops if op in reached)
+    while queue:
+        op = queue.popleft()
+        if op in between:
+            continue
+        between.add(op)
+        if op in stop_ops:
+            continue
+        for t in op._inputs:
+            if t.op in reached:
+                queue.append(t.op)
+    return between
+
+
+def _is_trainable(t: ops_lib.Tensor) -> bool:
+    dt = t.dtype.base_dtype
+    return dt.is_floating or dt.is_complex
+
+
+def _default_grad_ys(ys: list[ops_lib.Tensor], grad_ys: list) -> list:
+    from graphcore.ops import array_ops
+
+    out = []
+    for i, (y, gy) in enumerate(zip(ys, grad_ys)):
+        if gy is None:
+            if not _is_trainable(y):
+                raise TypeError(f"Gradients of complex tensors or ints must set grad_ys "
+                                f"(y.dtype = {y.dtype.base_dtype.name})")
+            out.append(array_ops.ones_like(y, name=f"grad_ys_{i}"))
+        else:
+            out.append(convert_to_tensor(gy, dtype=y.dtype.base_dtype, name=f"grad_ys_{i}"))
+    return out
+
+
+def _aggregate(grads: list) -> Any:
+    grads = [g for g in grads if g is not None]
+    if not grads:
+        return None
+    if len(grads) == 1:
+        return grads[0]
+    from graphcore.ops import math_ops
+
+    if hasattr(math_ops, "add_n"):
+        return math_ops.add_n(grads)
+    total = grads[0]
+    for g in grads[1:]:
+        total = math_ops.add(total, g)
+    return total
+
+
+def _zeros_like_output(op: ops_lib.Operation, index: int) -> ops_lib.Tensor:
+    from graphcore.ops import array_ops
+
+    return array_ops.zeros_like(op._outputs[index])
+
+
+def gradients(ys: Any, xs: Any, grad_ys: Any = None, name: str = "gradients",
+              colocate_gradients_with_ops: bool = False, gate_gradients: bool = False,
+              aggregation_method: Any = None, stop_gradients: Any = None,
+              unconnected_gradients: str = "none") -> list:
+    """Symbolic d(sum(ys))/d(x) for each x in ``xs`` (None where unconnected).
+
+    ``grad_ys`` weights each y (default ones); ``stop_gradients`` are treated as
+    constants.  Raises LookupError for an op on the path with no registered gradient.
+    """
+    del aggregation_method
+    ys = [convert_to_tensor(y, name="y") for y in _as_list(ys)]
+    xs_list = _as_list(xs)
+    xs = [convert_to_tensor(x, name="x", as_ref=True) for x in xs_list]
+    grad_ys = _as_list(grad_ys) if grad_ys is not None else [None] * len(ys)
+    if len(grad_ys) != len(ys):
+        raise ValueError(f"Passed {len(grad_ys)} grad_ys for {len(ys)} ys")
+    stop_tensors = [convert_to_tensor(t) for t in _as_list(stop_gradients)] \
+        if stop_gradients is not None else []
+    graph = ops_lib._get_graph_from_inputs(ys + xs + stop_tensors)
+    with graph.as_default(), graph.name_scope(name or "gradients"):
+        grad_ys = _default_grad_ys(ys, grad_ys)
+        xs_ops = [x.op for x in xs]
+        stop_ops = {t.op for t in stop_tensors}
+        reached = _reached_from(xs_ops)
+        between = _between([y.op for y in ys], reached, stop_ops)
+        pending: dict[ops_lib.Operation, int] = collections.defaultdict(int)
+        for op in between:
+            if op in stop_ops:
+                continue
+            for t in op._inputs:
+                if t.op in between:
+                    pending[t.op] += 1
+        grads: dict[ops_lib.Tensor, list] = collections.defaultdict(list)
+        for y, gy in zip(ys, grad_ys):
+            grads[y].append(gy)
+        queue = collections.deque()
+        seen_ys: set[ops_lib.Operation] = set()
+        for y in ys:
+            if y.op in between and pending[y.op] == 0 and y.op not in seen_ys:
+                seen_ys.add(y.op)
+                queue.append(y.op)
+        xs_set = set(xs)
+        while queue:
+            op = queue.popleft()
+            _backprop_op(op, grads, stop_ops, xs_set, colocate_gradients_with_ops,
+                         gate_gradients)
+            if op in stop_ops:
+                continue
+            for t in op._inputs:
+                src = t.op
+                if src in between:
+                    pending[src] -= 1
+                    if pending[src] == 0:
+                        queue.append(src)
+        result = []
+        for x in xs:
+            g = _aggregate(grads.get(x, []))
+            if g is None and unconnected_gradients == "zero":
+                from graphcore.ops import array_ops
+
+                g = array_ops.zeros_like(x)
+            result.append(g)
+        return result
+
+
+def _backprop_op(op: ops_lib.Operation, grads: dict, stop_ops: set, xs_set: set,
+                 colocate: bool, gate: bool) -> None:
+    out_grads = [_aggregate(grads.get(t, [])) for t in op._outputs]
+    for t, g in zip(op._outputs, out_grads):
+        if g is not None:
+            grads[t] = [g]
+    if op in stop_ops or not any(g is not None for g in out_grads):
+        return
+    grad_fn = gradient_registry.get_gradient_function(op)
+    if grad_fn is None:
+        return
+    cm = op.graph.colocate_with(op) if colocate else _NullContext()
+    with cm, ops_lib.name_scope(op.name + "_grad"):
+        for i, g in enumerate(out_grads):
+            if g is None and _is_trainable(op._outputs[i]):
+                out_grads[i] = _zeros_like_output(op, i)
+        in_grads = _as_list(grad_fn(op, *out_grads))
+        if len(in_grads) != len(op._inputs):
+            raise ValueError(f"Num gradients {len(in_grads)} generated for op {op.node_def} "
+                             f"do not match num inputs {len(op._inputs)}")
+        if gate and sum(g is not None for g in in_grads) > 1:
+            from graphcore.ops import control_flow_ops
+
+            with ops_lib.device(None):
+                in_grads = control_flow_ops.tuple(in_grads)
+    for t_in, g in zip(op._inputs, in_grads):
+        if g is None:
+            continue
+        if isinstance(g, ops_lib.Tensor):
+            try:
+                g.set_shape(t_in.shape)
+            except ValueError:
+                raise ValueError(f"Incompatible shapes between op input and calculated input "
+                                 f"gradient. Forward operation: {op.name}. Input: {t_in.name}. "
+                                 f"Input shape: {t_in.shape}. Calculated gradient shape: "
+                                 f"{g.shape}") from None
+        grads[t_in].append(g)
+
+
+class _NullContext:
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc: Any) -> None:
+        return None

@@ -1,0 +1,199 @@
+"""Variable initializers (TF1's ``init_ops``): callables ``init(shape, dtype, partition_info)``
+returning the initial value tensor."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from graphcore.framework import dtypes as dtypes_lib
+
+__all__ = [
+    "Initializer", "Zeros", "Ones", "Constant", "RandomUniform", "RandomNormal",
+    "TruncatedNormal", "VarianceScaling", "GlorotUniform", "GlorotNormal",
+    "zeros_initializer", "ones_initializer", "constant_initializer",
+    "random_uniform_initializer", "random_normal_initializer", "truncated_normal_initializer",
+    "variance_scaling_initializer", "glorot_uniform_initializer", "glorot_normal_initializer",
+    "he_normal", "he_uniform", "lecun_normal", "lecun_uniform",
+]
+
+
+def _array_ops():
+    from graphcore.ops import array_ops
+
+    return array_ops
+
+
+def _random_ops():
+    from graphcore.ops import random_ops
+
+    return random_ops
+
+
+class Initializer:
+    """Base class: ``__call__(shape, dtype=None, partition_info=None) -> Tensor``."""
+
+    dtype: dtypes_lib.DType = dtypes_lib.float32
+
+    def __call__(self, shape: Any, dtype: Any = None, partition_info: Any = None) -> Any:
+        raise NotImplementedError
+
+    def get_config(self) -> dict:
+        return {}
+
+    @classmethod
+    def from_config(cls, config: dict) -> Initializer:
+        return cls(**config)
+
+
+class Zeros(Initializer):
+    def __init__(self, dtype: Any = dtypes_lib.float32):
+        self.dtype = dtypes_lib.as_dtype(dtype)
+
+    def __call__(self, shape, dtype=None, partition_info=None):
+        return _array_ops().zeros(shape, dtypes_lib.as_dtype(dtype or self.dtype))
+
+    def get_config(self) -> dict:
+        return {"dtype": self.dtype.name}
+
+
+class Ones(Initializer):
+    def __init__(self, dtype: Any = dtypes_lib.float32):
+        self.dtype = dtypes_lib.as_dtype(dtype)
+
+    def __call__(self, shape, dtype=None, partition_info=None):
+        return _array_ops().ones(shape, dtypes_lib.as_dtype(dtype or self.dtype))
+
+    def get_config(self) -> dict:
+        return {"dtype": self.dtype.name}
+
+
+class Constant(Initializer):
+    def __init__(self, value: Any = 0, dtype: Any = dtypes_lib.float32,
+                 verify_shape: bool = False):
+        self.value = value
+        self.dtype = dtypes_lib.as_dtype(dtype)
+        self._verify_shape = verify_shape
+
+    def __call__(self, shape, dtype=None, partition_info=None, verify_shape=None):
+        verify = self._verify_shape if verify_shape is None else verify_shape
+        return _array_ops().constant(self.value, dtype=dtype or self.dtype, shape=shape,
+                                     verify_shape=verify)
+
+    def get_config(self) -> dict:
+        return {"value": self.value, "dtype": self.dtype.name}
+
+
+class RandomUniform(Initializer):
+    def __init__(self, minval: Any = 0, maxval: Any = None, seed: int | None = None,
+                 dtype: Any = dtypes_lib.float32):
+        self.minval, self.maxval, self.seed = minval, maxval, seed
+        self.dtype = dtypes_lib.as_dtype(dtype)
+
+    def __call__(self, shape, dtype=None, partition_info=None):
+        return _random_ops().random_uniform(shape, self.minval, self.maxval,
+                                            dtype or self.dtype, seed=self.seed)
+
+
+class RandomNormal(Initializer):
+    def __init__(self, mean: float = 0.0, stddev: float = 1.0, seed: int | None = None,
+                 dtype: Any = dtypes_lib.float32):
+        self.mean, self.stddev, self.seed = mean, stddev, seed
+        self.dtype = dtypes_lib.as_dtype(dtype)
+
+    def __call__(self, shape, dtype=None, partition_info=None):
+        return _random_ops().random_normal(shape, self.mean, self.stddev, dtype or self.dtype,
+                                           seed=self.seed)
+
+
+class TruncatedNormal(Initializer):
+    def __init__(self, mean: float = 0.0, stddev: float = 1.0, seed: int | None = None,
+                 dtype: Any = dtypes_lib.float32):
+        self.mean, self.stddev, self.seed = mean, stddev, seed
+        self.dtype = dtypes_lib.as_dtype(dtype)
+
+    def __call__(self, shape, dtype=None, partition_info=None):
+        return _random_ops().truncated_normal(shape, self.mean, self.stddev,
+                                              dtype or self.dtype, seed=self.seed)
+
+
+def _compute_fans(shape: list) -> tuple[float, float]:
+    if len(shape) < 1:
+        return 1.0, 1.0
+    if len(shape) == 1:
+        return float(shape[0]), float(shape[0])
+    if len(shape) == 2:
+        return float(shape[0]), float(shape[1])
+    receptive = 1
+    for d in shape[:-2]:
+        receptive *= d
+    return float(shape[-2] * receptive), float(shape[-1] * receptive)
+
+
+class VarianceScaling(Initializer):
+    """Samples with variance ``scale / fan`` (fan_in, fan_out or their average)."""
+
+    def __init__(self, scale: float = 1.0, mode: str = "fan_in",
+                 distribution: str = "truncated_normal", seed: int | None = None,
+                 dtype: Any = dtypes_lib.float32):
+        if scale <= 0.0:
+            raise ValueError("`scale` must be positive float.")
+        if mode not in ("fan_in", "fan_out", "fan_avg"):
+            raise ValueError(f"Invalid `mode` argument: {mode}")
+        distribution = distribution.lower()
+        if distribution not in ("normal", "uniform", "truncated_normal", "untruncated_normal"):
+            raise ValueError(f"Invalid `distribution` argument: {distribution}")
+        self.scale, self.mode, self.distribution, self.seed = scale, mode, distribution, seed
+        self.dtype = dtypes_lib.as_dtype(dtype)
+
+    def __call__(self, shape, dtype=None, partition_info=None):
+        dtype = dtypes_lib.as_dtype(dtype or self.dtype)
+        shape = list(shape)
+        fan_in, fan_out = _compute_fans(shape)
+        fan = {"fan_in": fan_in, "fan_out": fan_out, "fan_avg": (fan_in + fan_out) / 2.0}
+        scale = self.scale / max(1.0, fan[self.mode])
+        rnd = _random_ops()
+        if self.distribution in ("normal", "truncated_normal"):
+            stddev = math.sqrt(scale) / 0.87962566103423978
+            return rnd.truncated_normal(shape, 0.0, stddev, dtype, seed=self.seed)
+        if self.distribution == "untruncated_normal":
+            return rnd.random_normal(shape, 0.0, math.sqrt(scale), dtype, seed=self.seed)
+        limit = math.sqrt(3.0 * scale)
+        return rnd.random_uniform(shape, -limit, limit, dtype, seed=self.seed)
+
+
+class GlorotUniform(VarianceScaling):
+    def __init__(self, seed: int | None = None, dtype: Any = dtypes_lib.float32):
+        super().__init__(1.0, "fan_avg", "uniform", seed, dtype)
+
+
+class GlorotNormal(VarianceScaling):
+    def __init__(self, seed: int | None = None, dtype: Any = dtypes_lib.float32):
+        super().__init__(1.0, "fan_avg", "truncated_normal", seed, dtype)
+
+
+zeros_initializer = Zeros
+ones_initializer = Ones
+constant_initializer = Constant
+random_uniform_initializer = RandomUniform
+random_normal_initializer = RandomNormal
+truncated_normal_initializer = TruncatedNormal
+variance_scaling_initializer = VarianceScaling
+glorot_uniform_initializer = GlorotUniform
+glorot_normal_initializer = GlorotNormal
+
+
+def he_normal(seed: int | None = None) -> VarianceScaling:
+    return VarianceScaling(2.0, "fan_in", "truncated_normal", seed)
+
+
+def he_uniform(seed: int | None = None) -> VarianceScaling:
+    return VarianceScaling(2.0, "fan_in", "uniform", seed)
+
+
+def lecun_normal(seed: int | None = None) -> VarianceScaling:
+    return VarianceScaling(1.0, "fan_in", "truncated_normal", seed)
+
+
+def lecun_uniform(seed: int | None = None) -> VarianceScaling:
+    return VarianceScaling(1.0, "fan_in", "uniform", seed)

@@ -1,0 +1,320 @@
+"""``tf.get_variable`` and ``tf.variable_scope``: variables shared by name.
+
+Each graph has one variable store (full name -> Variable) and a current
+VariableScope; ``variable_scope`` opens a variable scope and, by default, a name
+scope of the same name; ``get_variable`` creates ``<scope>/<name>`` or, when the scope
+reuses, returns the existing one (with TF's ValueErrors either way).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import enum
+import functools
+import threading
+import traceback
+from collections.abc import Iterator
+from typing import Any
+
+from graphcore.framework import dtypes as dtypes_lib
+from graphcore.framework import ops as ops_lib
+from graphcore.framework import tensor_shape as shape_lib
+from graphcore.ops import init_ops
+from graphcore.ops.variables import Variable
+
+__all__ = ["AUTO_REUSE", "VariableScope", "get_variable", "get_variable_scope",
+           "variable_scope", "variable_op_scope", "no_regularizer"]
+
+
+class _ReuseMode(enum.Enum):
+    AUTO_REUSE = 1
+
+
+AUTO_REUSE = _ReuseMode.AUTO_REUSE
+
+
+def no_regularizer(_: Any) -> None:
+    return None
+
+
+class VariableScope:
+    """A variable scope: a name prefix plus defaults for ``get_variable``."""
+
+    def __init__(self, reuse: Any, name: str = "", initializer: Any = None,
+                 regularizer: Any = None, caching_device: Any = None, partitioner: Any = None,
+                 custom_getter: Any = None, name_scope: str = "", dtype: Any = dtypes_lib.float32,
+                 use_resource: Any = None, constraint: Any = None):
+        self._name = name
+        self._reuse = reuse
+        self._initializer = initializer
+        self._regularizer = regularizer
+        self._caching_device = caching_device
+        self._partitioner = partitioner
+        self._custom_getter = custom_getter
+        self._name_scope = name_scope
+        self._dtype = dtypes_lib.as_dtype(dtype)
+        self._constraint = constraint
+
+    name = property(lambda self: self._name)
+    original_name_scope = property(lambda self: self._name_scope)
+    reuse = property(lambda self: self._reuse)
+    initializer = property(lambda self: self._initializer)
+    regularizer = property(lambda self: self._regularizer)
+    caching_device = property(lambda self: self._caching_device)
+    partitioner = property(lambda self: self._partitioner)
+    custom_getter = property(lambda self: self._custom_getter)
+    dtype = property(lambda self: self._dtype)
+    constraint = property(lambda self: self._constraint)
+    use_resource = property(lambda self: False)
+
+    def reuse_variables(self) -> None:
+        self._reuse = True
+
+    def set_initializer(self, initializer: Any) -> None:
+        self._initializer = initializer
+
+    def set_regularizer(self, regularizer: Any) -> None:
+        self._regularizer = regularizer
+
+    def set_dtype(self, dtype: Any) -> None:
+        self._dtype = dtypes_lib.as_dtype(dtype)
+
+    def set_partitioner(self, partitioner: Any) -> None:
+        self._partitioner = partitioner
+
+    def set_caching_device(self, caching_device: Any) -> None:
+        self._caching_device = caching_device
+
+    def global_variables(self) -> list:
+        return ops_lib.get_collection(ops_lib.GraphKeys.GLOBAL_VARIABLES, self._prefix())
+
+    def trainable_variables(self) -> list:
+        return ops_lib.get_collection(ops_lib.GraphKeys.TRAINABLE_VARIABLES, self._prefix())
+
+    def _prefix(self) -> str:
+        return self._name + "/" if self._name else ""
+
+    def get_variable(self, name: str, shape: Any = None, dtype: Any = None,
+                     initializer: Any = None, regularizer: Any = None, reuse: Any = None,
+                     trainable: bool | None = None, collections: list | None = None,
+                     caching_device: Any = None, partitioner: Any = None,
+                     validate_shape: bool = True, use_resource: Any = None,
+                     custom_getter: Any = None, constraint: Any = None, **kwargs: Any) -> Any:
+        del use_resource, kwargs
+        full_name = f"{self._name}/{name}" if self._name else name
+        reuse = self._reuse if reuse in (None, False) else reuse
+        initializer = initializer if initializer is not None else self._initializer
+        regularizer = regularizer if regularizer is not None else self._regularizer
+        caching_device = caching_device if caching_device is not None else self._caching_device
+        partitioner = partitioner if partitioner is not None else self._partitioner
+        constraint = constraint if constraint is not None else self._constraint
+        dtype = dtypes_lib.as_dtype(dtype) if dtype is not None else self._dtype
+        store = _store()
+        getter = functools.partial(store.get_variable, reuse=reuse)
+        custom = custom_getter if custom_getter is not None else self._custom_getter
+        with ops_lib.name_scope(None):
+            kwargs2 = dict(shape=shape, dtype=dtype, initializer=initializer,
+                           regularizer=regularizer, trainable=trainable,
+                           collections=collections, caching_device=caching_device,
+                           partitioner=partitioner, validate_shape=validate_shape,
+                           constraint=constraint)
+            if custom is not None:
+                return custom(getter, full_name, **kwargs2)
+            return getter(full_name, **kwargs2)
+
+
+class _VariableStore:
+    """Variables created by ``get_variable`` in one graph, by full name."""
+
+    def __init__(self) -> None:
+        self.vars: dict[str, Any] = {}
+        self.scope_counts: dict[str, int] = {}
+        self.lock = threading.RLock()
+        self.current = VariableScope(False)
+
+    def get_variable(self, name: str, shape: Any = None, dtype: Any = dtypes_lib.float32,
+                     initializer: Any = None, regularizer: Any = None, reuse: Any = None,
+                     trainable: bool | None = None, collections: list | None = None,
+                     caching_device: Any = None, partitioner: Any = None,
+                     validate_shape: bool = True, constraint: Any = None) -> Any:
+        if partitioner is not None:
+            raise NotImplementedError("partitioned variables are not supported yet")
+        dtype = dtypes_lib.as_dtype(dtype)
+        shape = shape_lib.as_shape(shape) if shape is not None else None
+        with self.lock:
+            found = self.vars.get(name)
+            if found is not None:
+                if reuse is False or reuse is None:
+                    raise ValueError(f"Variable {name} already exists, disallowed. Did you mean "
+                                     "to set reuse=True or reuse=tf.AUTO_REUSE in VarScope? "
+                                     f"Originally defined at:\n\n{_defined_at(found)}")
+                if shape is not None and not shape.is_compatible_with(found.get_shape()):
+                    raise ValueError(f"Trying to share variable {name}, but specified shape "
+                                     f"{shape} and found shape {found.get_shape()}.")
+                if dtype != found.dtype.base_dtype:
+                    raise ValueError(f"Trying to share variable {name}, but specified dtype "
+                                     f"{dtype.name} and found dtype "
+                                     f"{found.dtype.base_dtype.name}.")
+                return found
+            if reuse is True:
+                raise ValueError(f"Variable {name} does not exist, or was not created with "
+                                 "tf.get_variable(). Did you mean to set reuse=tf.AUTO_REUSE "
+                                 "in VarScope?")
+            var = self._create(name, shape, dtype, initializer, trainable, collections,
+                               caching_device, validate_shape, constraint)
+            self.vars[name] = var
+        if regularizer is not None:
+            with ops_lib.name_scope(name + "/Regularizer/"):
+                loss = regularizer(var)
+            if loss is not None:
+                ops_lib.add_to_collection(ops_lib.GraphKeys.REGULARIZATION_LOSSES, loss)
+        return var
+
+    def _create(self, name: str, shape: Any, dtype: dtypes_lib.DType, initializer: Any,
+                trainable: bool | None, collections: list | None, caching_device: Any,
+                validate_shape: bool, constraint: Any) -> Variable:
+        if initializer is None:
+            if dtype.is_floating:
+                initializer = init_ops.glorot_uniform_initializer()
+            elif dtype.is_integer or dtype.is_unsigned or dtype.is_bool or dtype == dtypes_lib.string:
+                initializer = init_ops.zeros_initializer()
+            else:
+                raise ValueError(f"An initializer for variable {name} of {dtype.name} is "
+                                 "required")
+        if isinstance(initializer, type):
+            initializer = initializer()
+        if callable(initializer):
+            if shape is None or not shape.is_fully_defined():
+                raise ValueError(f"Shape of a new variable ({name}) must be fully defined, but "
+                                 f"instead was {shape}.")
+            init_val = functools.partial(initializer, shape.as_list(), dtype=dtype,
+                                         partition_info=None)
+            variable_dtype = dtype
+        else:
+            init_val = initializer
+            variable_dtype = None
+            if shape is not None and validate_shape:
+                init_shape = shape_lib.as_shape(getattr(initializer, "shape", None)
+                                                if hasattr(initializer, "shape")
+                                                else _np_shape(initializer))
+                if not shape.is_compatible_with(init_shape):
+                    raise ValueError(f"The initializer passed is not valid. It should be a "
+                                     f"callable with no arguments and the shape should not be "
+                                     f"provided or an instance of `tf.keras.initializers.*' "
+                                     f"and `shape` should be fully defined. ({name})")
+        return Variable(initial_value=init_val, name=name, trainable=True if trainable is None
+                        else trainable, collections=collections, caching_device=caching_device,
+                        dtype=variable_dtype, validate_shape=validate_shape,
+                        constraint=constraint)
+
+
+def _np_shape(value: Any) -> list:
+    import numpy as np
+
+    return list(np.shape(value))
+
+
+def _defined_at(var: Any) -> str:
+    tb = var.op.traceback
+    return "".join(traceback.format_list(tb[-3:])) if tb else "<unknown>"
+
+
+_store_lock = threading.Lock()
+
+
+def _store(graph: ops_lib.Graph | None = None) -> _VariableStore:
+    graph = graph or ops_lib.get_default_graph()
+    store = getattr(graph, "_variable_store", None)
+    if store is None:
+        with _store_lock:
+            store = getattr(graph, "_variable_store", None)
+            if store is None:
+                store = _VariableStore()
+                graph._variable_store = store
+    return store
+
+
+def get_variable_scope() -> VariableScope:
+    """The current variable scope of the default graph."""
+    return _store().current
+
+
+def get_variable(name: str, shape: Any = None, dtype: Any = None, initializer: Any = None,
+                 regularizer: Any = None, trainable: bool | None = None,
+                 collections: list | None = None, caching_device: Any = None,
+                 partitioner: Any = None, validate_shape: bool = True, use_resource: Any = None,
+                 custom_getter: Any = None, constraint: Any = None, **kwargs: Any) -> Any:
+    """Gets an existing variable ``<scope>/<name>`` or creates a new one (TF1 semantics)."""
+    return get_variable_scope().get_variable(
+        name, shape=shape, dtype=dtype, initializer=initializer, regularizer=regularizer,
+        trainable=trainable, collections=collections, caching_device=caching_device,
+        partitioner=partitioner, validate_shape=validate_shape, use_resource=use_resource,
+        custom_getter=custom_getter, constraint=constraint, **kwargs)
+
+
+@contextlib.contextmanager
+def variable_scope(name_or_scope: Any, default_name: str | None = None, values: Any = None,
+                   initializer: Any = None, regularizer: Any = None, caching_device: Any = None,
+                   partitioner: Any = None, custom_getter: Any = None, reuse: Any = None,
+                   dtype: Any = None, use_resource: Any = None, constraint: Any = None,
+                   auxiliary_name_scope: bool = True) -> Iterator[VariableScope]:
+    """Opens a variable scope (and a name scope); see TF1's ``tf.variable_scope``."""
+    del use_resource
+    if name_or_scope is None and default_name is None:
+        raise TypeError("If default_name is None then name_or_scope is required")
+    if values is not None:
+        graph = ops_lib._get_graph_from_inputs(list(values))
+    else:
+        graph = ops_lib.get_default_graph()
+    with graph.as_default():
+        store = _store(graph)
+        parent = store.current
+        if isinstance(name_or_scope, VariableScope):
+            var_name = name_or_scope.name
+            name_scope_arg = name_or_scope.original_name_scope or (var_name + "/")
+            base = name_or_scope
+        else:
+            if name_or_scope is not None:
+                rel = name_or_scope
+            else:
+                with store.lock:
+                    prefix = f"{parent.name}/{default_name}" if parent.name else default_name
+                    count = store.scope_counts.get(prefix, 0)
+                    store.scope_counts[prefix] = count + 1
+                rel = default_name if count == 0 else f"{default_name}_{count}"
+            var_name = f"{parent.name}/{rel}" if parent.name else rel
+            name_scope_arg = rel
+            base = parent
+        if isinstance(name_or_scope, str):
+            with store.lock:
+                store.scope_counts[var_name] = store.scope_counts.get(var_name, 0) + 1
+        new_reuse = reuse if reuse not in (None, False) else (
+            base.reuse if isinstance(name_or_scope, VariableScope) else parent.reuse)
+        ctx = graph.name_scope(name_scope_arg) if auxiliary_name_scope else \
+            contextlib.nullcontext(parent.original_name_scope)
+        with ctx as ns:
+            scope = VariableScope(
+                new_reuse, name=var_name,
+                initializer=initializer if initializer is not None else base.initializer,
+                regularizer=regularizer if regularizer is not None else base.regularizer,
+                caching_device=caching_device if caching_device is not None
+                else base.caching_device,
+                partitioner=partitioner if partitioner is not None else base.partitioner,
+                custom_getter=custom_getter if custom_getter is not None
+                else base.custom_getter,
+                name_scope=ns if isinstance(ns, str) else "",
+                dtype=dtype if dtype is not None else base.dtype,
+                constraint=constraint if constraint is not None else base.constraint)
+            if isinstance(name_or_scope, VariableScope) and name_or_scope.original_name_scope:
+                scope._name_scope = name_or_scope.original_name_scope
+            store.current = scope
+            try:
+                yield scope
+            finally:
+                store.current = parent
+
+
+def variable_op_scope(values: Any, name_or_scope: Any, default_name: str | None = None,
+                      **kwargs: Any):
+    """Deprecated argument order of ``variable_scope``."""
+    return variable_scope(name_or_scope, default_name=default_name, values=values, **kwargs)
