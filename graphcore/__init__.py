@@ -38,7 +38,7 @@ from graphcore.ops.math_ops import *
 from graphcore.ops.state_ops import *
 from graphcore.ops.variables import *
 from graphcore.ops.random_ops import *
-from graphcore.ops import array_grad, math_grad, nn_grad
+from graphcore.ops import array_grad, control_flow_grad, math_grad, nn_grad
 from graphcore.ops.gradients_impl import *
 from graphcore.ops.init_ops import *
 from graphcore.ops.variable_scope import *

@@ -270,6 +270,9 @@ class Operation:
     def _set_device(self, device: Any) -> None:
         self._device = device_lib.canonical_name(device)
 
+    def _get_control_flow_context(self) -> Any:
+        return self._control_flow_context
+
     def _add_control_input(self, op: Operation) -> None:
         if op not in self._control_inputs:
             self._control_inputs.append(op)
@@ -403,6 +406,7 @@ class _BuildState(threading.local):
         self.colocation_stack: list[Operation] = []
         self.attr_scope: dict[str, attr_value_pb2.AttrValue] = {}
         self.gradient_override_map: dict[str, str] = {}
+        self.control_flow_context: Any = None
 
 
 class Graph:
@@ -633,6 +637,12 @@ class Graph:
         finally:
             state.gradient_override_map = saved
 
+    def _get_control_flow_context(self) -> Any:
+        return self._state.control_flow_context
+
+    def _set_control_flow_context(self, context: Any) -> None:
+        self._state.control_flow_context = context
+
     @contextlib.contextmanager
     def container(self, container_name: str) -> Iterator[None]:
         saved = self._container
@@ -678,10 +688,16 @@ class Graph:
             attrs = {**state.attr_scope, **attrs}
         op = Operation(self, name, reg.name, inputs, output_types, attrs, reg,
                        device=device, stack=_capture_stack())
+        flow_context = state.control_flow_context
+        if flow_context is not None:
+            # Inside a cond branch: external inputs come through Switches, and ops
+            # with no inputs wait on the branch's pivot (see control_flow_ops).
+            flow_context.add_op(op)
+            inputs = op._inputs
         ctrl = self._control_dependencies_for_inputs([t._op for t in inputs])
         if control_inputs:
             ctrl = ctrl + [c for c in control_inputs if c not in ctrl]
-        op._control_inputs = ctrl
+        op._control_inputs = ctrl + [c for c in op._control_inputs if c not in ctrl]
         if compute_device:
             self._apply_device_functions(op)
         if state.colocation_stack:

@@ -20,6 +20,18 @@ from graphcore.framework import op_registry
 Factory = Callable[["KernelContext"], Callable[..., tuple]]
 
 
+class _Dead:
+    """The value of a tensor on an untaken branch of a cond (TF's dead tensors)."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "<dead>"
+
+
+DEAD = _Dead()
+
+
 @dataclass
 class KernelDef:
     op_type: str

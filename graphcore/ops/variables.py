@@ -155,6 +155,19 @@ class Variable:
         """A fresh Identity of the variable's current value."""
         return array_ops.identity(self._variable, name="read")
 
+    def initialized_value(self) -> ops_lib.Tensor:
+        """The variable's value, or its initial value while it is uninitialized (a
+        ``cond`` on IsVariableInitialized); safe for initializing other variables."""
+        graph = self.graph
+        saved = graph._get_control_flow_context()
+        graph._set_control_flow_context(None)  # as TF's init_scope: outside any cond
+        try:
+            with graph.as_default(), ops_lib.control_dependencies(None):
+                return control_flow_ops.cond(state_ops.is_variable_initialized(self),
+                                             self.read_value, lambda: self.initial_value)
+        finally:
+            graph._set_control_flow_context(saved)
+
     def _ref(self) -> ops_lib.Tensor:
         return self._variable
 

@@ -26,19 +26,23 @@ from graphcore.runtime.partition import partition
 from graphcore.runtime.rendezvous import Rendezvous
 from graphcore.runtime.resources import ResourceStore
 
+_SWITCH_OPS = frozenset({"Switch", "RefSwitch"})
+
 
 class StepPlan:
     """A compiled step: executors per device, and how feeds/fetches map onto them."""
 
     def __init__(self, feeds: tuple[str, ...], fetches: tuple[str, ...],
                  targets: tuple[str, ...], executors: list[PartitionExecutor],
-                 n_keys: int, partition_graphs: list[graph_pb2.GraphDef]):
+                 n_keys: int, partition_graphs: list[graph_pb2.GraphDef],
+                 dead_aware: bool = False):
         self.feeds = feeds
         self.fetches = fetches
         self.targets = targets
         self.executors = executors
         self.n_keys = n_keys
         self.partition_graphs = partition_graphs
+        self.dead_aware = dead_aware
 
 
 class LocalEngine:
@@ -99,11 +103,12 @@ class LocalEngine:
         graphs = []
         # The partition holding the most nodes runs inline in the caller's thread.
         parts = sorted(step.partitions.values(), key=lambda p: -len(p.graph_def.node))
+        dead_aware = any(n.op in _SWITCH_OPS for p in parts for n in p.graph_def.node)
         for part in parts:
             executors.append(PartitionExecutor(part.graph_def, part.device, self.resources,
-                                               view.nodes, slots))
+                                               view.nodes, slots, dead_aware=dead_aware))
             graphs.append(part.graph_def)
-        return StepPlan(feeds, fetches, targets, executors, len(step.keys), graphs)
+        return StepPlan(feeds, fetches, targets, executors, len(step.keys), graphs, dead_aware)
 
     # -- steps ------------------------------------------------------------------------
     def run(self, plan: StepPlan, feed_values: list, trace: bool = False,
@@ -115,7 +120,9 @@ class LocalEngine:
         step = Step(feed_values, len(plan.fetches), rendezvous, next(self._step_ids))
         stats = step_stats_pb2.StepStats() if trace else None
         if len(executors) == 1 and not trace:
-            if self._parallel:
+            if plan.dead_aware:
+                executors[0].run_full(step)
+            elif self._parallel:
                 executors[0].run_parallel(step, self._get_pool())
             else:
                 executors[0].run(step)
@@ -136,8 +143,8 @@ class LocalEngine:
             try:
                 # In-order runs: a Recv blocking a pool thread could starve the Send it
                 # waits for under dependency-counted scheduling.
-                if dev_stats[i] is not None:
-                    ex.run_traced(step, dev_stats[i])
+                if dev_stats[i] is not None or ex.dead_aware:
+                    ex.run_full(step, dev_stats[i])
                 else:
                     ex.run(step)
             except BaseException as e:

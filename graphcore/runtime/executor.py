@@ -19,6 +19,7 @@ import numpy as np
 from graphcore.framework import dtypes as dtypes_lib
 from graphcore.framework import errors
 from graphcore.kernels import registry as kernel_registry
+from graphcore.kernels.registry import DEAD
 from graphcore.protobuf import graph_pb2, step_stats_pb2
 from graphcore.runtime.devices import Device
 from graphcore.runtime.graph_view import NodeInfo
@@ -40,11 +41,16 @@ class Step:
 
 class _Instr:
     __slots__ = ("fn", "ins", "out", "nout", "deref", "needs_step", "name", "op",
-                 "node_def", "consumers", "n_deps")
+                 "node_def", "consumers", "n_deps", "ctrl")
 
     def __init__(self) -> None:
         self.consumers: list[int] = []
         self.n_deps = 0
+
+
+# Merge decides its own deadness; _Send/_Retval must pass a dead value on.
+_ACCEPTS_DEAD = frozenset({"Merge", "RefMerge"})
+_FORWARDS_DEAD = frozenset({"_Send", "_Retval"})
 
 
 def _deref(value: Any) -> Any:
@@ -56,8 +62,11 @@ class PartitionExecutor:
 
     def __init__(self, graph_def: graph_pb2.GraphDef, device: Device, resources: Any,
                  node_infos: dict[str, NodeInfo], rendezvous_slots: dict[str, int],
-                 device_context: Any = None):
+                 device_context: Any = None, dead_aware: bool = False):
         self.device = device
+        # Plans with Switch ops carry dead tensors: every step then runs the full,
+        # deadness-checking loop (``run_full``).
+        self.dead_aware = dead_aware
         self.graph_def = graph_def
         self.rendezvous_slots = rendezvous_slots
         slots: dict[tuple[str, int], int] = {}
@@ -86,9 +95,11 @@ class PartitionExecutor:
             ins: list[int] = []
             deref: list[bool] = []
             deps: set[int] = set()
+            ctrl: list[int] = []
             for pos, inp in enumerate(nd.input):
                 if inp.startswith("^"):
                     deps.add(index_of[inp[1:]])
+                    ctrl.append(index_of[inp[1:]])
                     continue
                 src, sep, idx = inp.rpartition(":")
                 if not (sep and idx.isdigit()):
@@ -111,9 +122,11 @@ class PartitionExecutor:
             instr.op = nd.op
             instr.node_def = nd
             instr.n_deps = len(deps)
+            instr.ctrl = tuple(ctrl)
             for d in deps:
                 instrs[d].consumers.append(len(instrs))
-            if nd.op == "Identity" and instr.deref is None and not info.input_is_ref[0]:
+            if (nd.op == "Identity" and instr.deref is None and not info.input_is_ref[0]
+                    and not dead_aware):
                 # An Identity shares its input's slot: in-order runs skip it entirely.
                 instr.out = instr.ins[0]
                 slots[(nd.name, 0)] = instr.out
@@ -182,10 +195,13 @@ class PartitionExecutor:
             k = self._program_index[pos] if pos >= 0 else 0
             raise self._node_error(k, e) from None
 
-    def run_traced(self, step: Step, stats: step_stats_pb2.DeviceStepStats) -> None:
-        """Runs every node in order (none skipped), recording a NodeExecStats per node
-        (FULL_TRACE)."""
+    def run_full(self, step: Step, stats: step_stats_pb2.DeviceStepStats | None = None
+                 ) -> None:
+        """Runs every node in order (none skipped), propagating dead tensors (a node
+        with a dead input or dead control input is dead; Merge takes its live input)
+        and, with ``stats``, recording a NodeExecStats per node (FULL_TRACE)."""
         vals: list[Any] = [None] * self._n_slots
+        dead = [False] * len(self._instrs)
         thread_id = threading.get_ident() & 0x7FFFFFFF
         k = -1
         try:
@@ -193,18 +209,37 @@ class PartitionExecutor:
                 k += 1
                 start = time.time()
                 t0 = time.perf_counter()
-                if instr.deref is None:
-                    args = [vals[i] for i in instr.ins]
-                else:
-                    args = [_deref(vals[i]) if d else vals[i]
-                            for i, d in zip(instr.ins, instr.deref)]
+                args = [vals[i] for i in instr.ins]
+                op = instr.op
+                is_dead = any(dead[c] for c in instr.ctrl)
+                if not is_dead and op not in _ACCEPTS_DEAD:
+                    is_dead = any(a is DEAD for a in args)
+                if is_dead and op not in _FORWARDS_DEAD:
+                    dead[k] = True
+                    if instr.nout:
+                        vals[instr.out:instr.out + instr.nout] = [DEAD] * instr.nout
+                    continue
+                if instr.deref is not None:
+                    args = [_deref(a) if d and a is not DEAD else a
+                            for a, d in zip(args, instr.deref)]
                 res = instr.fn(step, *args) if instr.needs_step else instr.fn(*args)
                 if instr.nout:
                     vals[instr.out:instr.out + instr.nout] = res
-                elapsed = int((time.perf_counter() - t0) * 1e6)
-                _record(stats, instr, start, elapsed, res if instr.nout else (), thread_id)
+                    if op in _ACCEPTS_DEAD and res[0] is DEAD:
+                        dead[k] = True
+                if stats is not None:
+                    elapsed = int((time.perf_counter() - t0) * 1e6)
+                    _record(stats, instr, start, elapsed, res if instr.nout else (), thread_id)
+            for index, value in enumerate(step.retvals):
+                if value is DEAD:
+                    raise errors.InvalidArgumentError(
+                        None, None, f"Retval[{index}] does not have value (it is on an untaken "
+                                    "branch of a cond)")
         except BaseException as e:
             raise self._node_error(max(k, 0), e) from None
+
+    def run_traced(self, step: Step, stats: step_stats_pb2.DeviceStepStats) -> None:
+        self.run_full(step, stats)
 
     def run_parallel(self, step: Step, pool: Executor) -> None:
         """Runs ready nodes concurrently on ``pool`` (dependency counting)."""
