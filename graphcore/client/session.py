@@ -8,6 +8,7 @@ of the fetches.
 
 from __future__ import annotations
 
+import importlib
 import threading
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -380,6 +381,12 @@ def _make_engine(target: str, config: config_pb2.ConfigProto) -> Any:
 
         return LocalEngine(config)
     if target.startswith("ray://"):
-        raise errors.UnimplementedError(None, None, "ray:// targets need the Ray runtime, "
-                                                    "which is not built yet")
+        # The distributed engine is a separate package (graphcore itself never imports
+        # ray); it is loaded by name when a session asks for it.
+        try:
+            engine_module = importlib.import_module("ray_runtime")
+        except ImportError as e:
+            raise errors.UnimplementedError(
+                None, None, f"ray:// targets need the ray_runtime package and Ray: {e}") from None
+        return engine_module.make_engine(target, config)
     raise errors.InvalidArgumentError(None, None, f"Unknown session target '{target}'")

@@ -133,6 +133,11 @@ def gradients(ys: Any, xs: Any, grad_ys: Any = None, name: str = "gradients",
             for t in op._inputs:
                 if t.op in between:
                     pending[t.op] += 1
+        # As TF's _StopOps: an x op none of whose inputs is on the path is where
+        # backprop ends (so a Placeholder x needs no gradient function).
+        for op in xs_ops:
+            if not any(pending.get(t.op, 0) > 0 for t in op._inputs):
+                stop_ops.add(op)
         grads: dict[ops_lib.Tensor, list] = collections.defaultdict(list)
         for y, gy in zip(ys, grad_ys):
             grads[y].append(gy)

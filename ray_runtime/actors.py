@@ -1,0 +1,233 @@
+"""The task actor: one Ray actor per cluster task (``/job:<job>/replica:0/task:<i>``).
+
+It owns the task's resource store (so a ps actor holds the variables), compiles the
+partitions the master registers on it, and runs one partition per step call.  Steps
+run concurrently (threaded actor), and partitions hand tensors to each other through
+per-step mailboxes: a _Send on one actor calls ``deliver`` on the receiving actor
+directly, with the tensor as an Arrow message in the object store; the receiving
+_Recv waits on its mailbox slot.  The driver sees only fetched values.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any
+
+import ray
+
+from graphcore.framework import errors
+from graphcore.protobuf import graph_pb2, step_stats_pb2
+from graphcore.runtime.devices import Device
+from graphcore.runtime.executor import PartitionExecutor, Step
+from graphcore.runtime.graph_view import NodeInfo
+from graphcore.runtime.rendezvous import Rendezvous
+from graphcore.runtime.resources import ResourceStore
+from ray_runtime import transport
+
+NAMESPACE = "graphcore"
+MAX_CONCURRENCY = 32
+
+
+class _RemoteRendezvous(Rendezvous):
+    """A step's mailbox on one actor: sends to partitions on other actors go to
+    their actor's ``deliver``; everything else stays local."""
+
+    __slots__ = ("_routes", "_actor", "_step_key")
+
+    def __init__(self, n: int, routes: dict[int, Any], actor: TaskActorImpl, step_key: str):
+        super().__init__(n)
+        self._routes = routes
+        self._actor = actor
+        self._step_key = step_key
+
+    def send(self, slot: int, value: Any) -> None:
+        peer = self._routes.get(slot)
+        if peer is None:
+            super().send(slot, value)
+        else:
+            peer.deliver.remote(self._step_key, slot, transport.encode(value))
+
+    def recv(self, slot: int) -> Any:
+        return transport.decode(super().recv(slot))
+
+
+class _Registered:
+    __slots__ = ("executor", "routes", "n_keys")
+
+    def __init__(self, executor: PartitionExecutor, routes: dict[int, Any], n_keys: int):
+        self.executor = executor
+        self.routes = routes
+        self.n_keys = n_keys
+
+
+class TaskActorImpl:
+    """The body of the task actor (a plain class, so it can be tested in-process)."""
+
+    def __init__(self, job: str, task: int, cluster_name: str):
+        self.job = job
+        self.task = task
+        self.cluster_name = cluster_name
+        self.task_name = f"/job:{job}/replica:0/task:{task}"
+        self.resources = ResourceStore(self.task_name)
+        self._partitions: dict[str, _Registered] = {}
+        self._lock = threading.Lock()
+        self._mailboxes: dict[str, _RemoteRendezvous] = {}
+        self._pending: dict[str, list[tuple[int, Any]]] = {}
+        self._aborted: dict[str, str] = {}  # steps aborted before their mailbox existed
+
+    # -- control --------------------------------------------------------------------
+    def ping(self) -> str:
+        return self.task_name
+
+    def register(self, key: str, graph_def_bytes: bytes, device: tuple, n_keys: int,
+                 routes: dict[int, Any], dead_aware: bool) -> int:
+        """Compiles one partition (``device`` = Device fields) under ``key``."""
+        gd = graph_pb2.GraphDef.FromString(graph_def_bytes)
+        dev = Device(*device)
+        infos = {nd.name: _node_info(nd) for nd in gd.node}
+        slots = _key_slots(gd)
+        executor = PartitionExecutor(gd, dev, self.resources, infos, slots,
+                                     dead_aware=dead_aware)
+        with self._lock:
+            self._partitions[key] = _Registered(executor, routes, n_keys)
+        return len(gd.node)
+
+    def unregister(self, keys: list[str]) -> None:
+        with self._lock:
+            for k in keys:
+                self._partitions.pop(k, None)
+
+    def reset(self) -> None:
+        """Drops every variable and partition of this task (a fresh start)."""
+        with self._lock:
+            self._partitions.clear()
+        self.resources.clear()
+
+    # -- steps ----------------------------------------------------------------------
+    def _mailbox(self, step_key: str, registered: _Registered | None) -> _RemoteRendezvous:
+        with self._lock:
+            box = self._mailboxes.get(step_key)
+            if box is None and registered is not None:
+                box = _RemoteRendezvous(registered.n_keys, registered.routes, self, step_key)
+                self._mailboxes[step_key] = box
+                for slot, value in self._pending.pop(step_key, []):
+                    Rendezvous.send(box, slot, value)
+                message = self._aborted.pop(step_key, None)
+                if message is not None:
+                    box.abort(errors.CancelledError(None, None, message))
+            return box
+
+    def abort_step(self, step_key: str, message: str) -> None:
+        """Wakes this task's partitions of a failed step (their Recvs raise)."""
+        with self._lock:
+            box = self._mailboxes.get(step_key)
+            self._pending.pop(step_key, None)
+            if box is None:
+                if len(self._aborted) > 1024:
+                    self._aborted.pop(next(iter(self._aborted)))
+                self._aborted[step_key] = message
+                return
+        box.abort(errors.CancelledError(None, None, message))
+
+    def deliver(self, step_key: str, slot: int, value: Any) -> None:
+        """A tensor for slot ``slot`` of step ``step_key`` (from another actor)."""
+        with self._lock:
+            box = self._mailboxes.get(step_key)
+            if box is None:
+                self._pending.setdefault(step_key, []).append((slot, value))
+                return
+        Rendezvous.send(box, slot, value)
+
+    def run(self, key: str, step_key: str, args: dict[int, Any], n_retvals: int,
+            trace: bool) -> tuple[dict[int, Any], bytes]:
+        """Runs partition ``key`` for one step; returns its fetched values by index and
+        (when tracing) its DeviceStepStats bytes."""
+        registered = self._partitions.get(key)
+        if registered is None:
+            raise errors.AbortedError(None, None, f"Partition {key} is not registered on "
+                                                  f"{self.task_name} (actor restarted?)")
+        box = self._mailbox(step_key, registered)
+        n_args = (max(args) + 1) if args else 0
+        arg_list = [None] * n_args
+        for i, v in args.items():
+            arg_list[i] = v
+        step = Step(arg_list, n_retvals, box)
+        stats = None
+        try:
+            ex = registered.executor
+            if trace:
+                stats = step_stats_pb2.DeviceStepStats(device=ex.device.name)
+                ex.run_full(step, stats)
+            elif ex.dead_aware:
+                ex.run_full(step)
+            else:
+                ex.run(step)
+        except BaseException as e:
+            box.abort(e)
+            raise
+        finally:
+            with self._lock:
+                self._mailboxes.pop(step_key, None)
+        out = {i: v for i, v in enumerate(step.retvals) if v is not None}
+        return out, stats.SerializeToString() if stats is not None else b""
+
+    def variable_names(self) -> list[str]:
+        return sorted(name for _, name in self.resources.variables())
+
+    def sleep(self, seconds: float) -> None:
+        time.sleep(seconds)
+
+
+def _node_info(nd: Any) -> NodeInfo:
+    from graphcore.framework import op_registry
+
+    return NodeInfo(nd, op_registry.get(nd.op), 0)
+
+
+def _key_slots(gd: graph_pb2.GraphDef) -> dict[str, int]:
+    """Rendezvous key -> global slot, read from the _Send/_Recv attrs (the master
+    stores each slot number in the node's ``_slot`` attr)."""
+    from graphcore.runtime.rendezvous import rendezvous_key_from_attrs
+
+    out = {}
+    for nd in gd.node:
+        if nd.op in ("_Send", "_Recv"):
+            out[rendezvous_key_from_attrs(nd)] = nd.attr["_slot"].i
+    return out
+
+
+TaskActor = ray.remote(max_concurrency=MAX_CONCURRENCY)(TaskActorImpl)
+
+
+def actor_name(cluster_name: str, job: str, task: int) -> str:
+    return f"graphcore/{cluster_name}/{job}/{task}"
+
+
+_created: dict[str, set[str]] = {}
+_created_lock = threading.Lock()
+
+
+def created_actor_names(cluster_name: str) -> list[str]:
+    with _created_lock:
+        return sorted(_created.get(cluster_name, ()))
+
+
+def forget_cluster(cluster_name: str) -> None:
+    with _created_lock:
+        _created.pop(cluster_name, None)
+
+
+def get_or_create_actor(cluster_name: str, job: str, task: int, num_cpus: float = 0,
+                        num_gpus: float = 0, scheduling_strategy: Any = None) -> Any:
+    """The named actor of one task, created when missing (so between-graph clients
+    find the same ps actors)."""
+    options: dict[str, Any] = dict(name=actor_name(cluster_name, job, task),
+                                   namespace=NAMESPACE, get_if_exists=True,
+                                   num_cpus=num_cpus, num_gpus=num_gpus,
+                                   max_restarts=0, lifetime=None)
+    if scheduling_strategy is not None:
+        options["scheduling_strategy"] = scheduling_strategy
+    with _created_lock:
+        _created.setdefault(cluster_name, set()).add(options["name"])
+    return TaskActor.options(**options).remote(job, task, cluster_name)

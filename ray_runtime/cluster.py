@@ -1,0 +1,47 @@
+"""Connecting to a Ray cluster for ``tf.Session("ray://...")``.
+
+``ray://auto``: the cluster this process is already connected to (inside a Ray task or
+a driver that called ``ray.init``), else the one ``RAY_ADDRESS`` names, else an
+embedded local cluster started here.  ``ray://local``: always an embedded cluster.
+``ray://<address>``: ``ray.init(address=<address>)`` (a GCS address like
+``127.0.0.1:6379``, or ``ray://host:10001`` for Ray Client given as
+``ray://ray://host:10001``).
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+
+import ray
+
+_lock = threading.Lock()
+
+# Settings for an embedded local cluster (small, as a laptop or CI needs).
+EMBEDDED_OBJECT_STORE_BYTES = 256 * 1024 * 1024
+
+
+def connect(target: str) -> None:
+    """Makes sure this process is connected to the Ray cluster ``target`` names."""
+    if not target.startswith("ray://"):
+        raise ValueError(f"Not a Ray target: {target!r}")
+    address = target[len("ray://"):]
+    with _lock:
+        if ray.is_initialized():
+            return
+        if address in ("", "auto"):
+            env = os.environ.get("RAY_ADDRESS")
+            if env:
+                ray.init(address=env, namespace="graphcore", log_to_driver=False)
+            else:
+                _start_embedded()
+        elif address == "local":
+            _start_embedded()
+        else:
+            ray.init(address=address, namespace="graphcore", log_to_driver=False)
+
+
+def _start_embedded() -> None:
+    num_cpus = int(os.environ.get("GRAPHCORE_RAY_CPUS", os.cpu_count() or 2))
+    ray.init(num_cpus=num_cpus, object_store_memory=EMBEDDED_OBJECT_STORE_BYTES,
+             include_dashboard=False, log_to_driver=False, namespace="graphcore")

@@ -1,0 +1,252 @@
+"""The master: a Session engine whose devices are the tasks of a Ray cluster.
+
+It reuses graphcore's passes unchanged: the GraphDef is pruned, placed onto
+``/job:<job>/replica:0/task:<i>/device:CPU:0`` devices (one task actor each), and
+partitioned with _Send/_Recv pairs; each partition is registered once per cached
+plan on its task's actor.  A step is one asynchronous ``run`` call per partition;
+tensors between partitions go actor to actor, and only fetched values come back.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import threading
+import urllib.parse
+import uuid
+from typing import Any
+
+import ray
+from ray.exceptions import GetTimeoutError, RayActorError, RayTaskError
+
+from graphcore import kernels  # noqa: F401 - kernel registrations
+from graphcore.framework import device as device_lib
+from graphcore.framework import errors
+from graphcore.ops import runtime_ops  # noqa: F401
+from graphcore.protobuf import config_pb2, graph_pb2, step_stats_pb2
+from graphcore.runtime import placer, prune
+from graphcore.runtime.devices import Device
+from graphcore.runtime.graph_view import GraphView
+from graphcore.runtime.partition import partition
+from graphcore.train.server_lib import ClusterSpec
+from ray_runtime import actors
+from ray_runtime import cluster as cluster_lib
+
+_SWITCH_OPS = frozenset({"Switch", "RefSwitch"})
+
+
+class RayStepPlan:
+    def __init__(self, key: str, feeds: tuple, fetches: tuple, targets: tuple,
+                 parts: list[tuple[Any, str, list[int]]], partition_graphs: list, n_keys: int):
+        self.key = key
+        self.feeds = feeds
+        self.fetches = fetches
+        self.targets = targets
+        self.parts = parts  # (actor, task name, feed indices it reads)
+        self.partition_graphs = partition_graphs
+        self.n_keys = n_keys
+
+
+class RayEngine:
+    """Runs GraphDefs on the task actors of a Ray cluster."""
+
+    def __init__(self, target: str, config: config_pb2.ConfigProto | None = None,
+                 cluster: Any = None, cluster_name: str | None = None,
+                 default_job: str | None = None, step_timeout: float | None = None):
+        self.config = config or config_pb2.ConfigProto()
+        target, _, query = target.partition("?")
+        params = dict(urllib.parse.parse_qsl(query))
+        cluster_name = cluster_name or params.get("cluster")
+        cluster_lib.connect(target)
+        if cluster is None and self.config.HasField("cluster_def"):
+            cluster = ClusterSpec(self.config.cluster_def)
+        if cluster is None:
+            cluster = ClusterSpec({"worker": 1})
+        self.cluster = cluster if isinstance(cluster, ClusterSpec) else ClusterSpec(cluster)
+        self.cluster_name = cluster_name or os.environ.get("GRAPHCORE_CLUSTER", "default")
+        jobs = self.cluster.jobs
+        if not jobs:
+            raise errors.InvalidArgumentError(None, None, "The cluster has no jobs")
+        self.default_job = default_job or ("worker" if "worker" in jobs else jobs[0])
+        self.devices: list[Device] = []
+        self._actors: dict[str, Any] = {}
+        for job in jobs:
+            for task in self.cluster.task_indices(job):
+                dev = Device(job, 0, task, "CPU", 0)
+                self.devices.append(dev)
+        self.default_device = next(d for d in self.devices if d.job == self.default_job)
+        self.default_spec = device_lib.DeviceSpecV2(job=self.default_device.job, replica=0,
+                                                    task=self.default_device.task)
+        self.view = GraphView()
+        self._plans: dict[tuple, RayStepPlan] = {}
+        self._lock = threading.Lock()
+        self._steps = itertools.count()
+        self._session_id = uuid.uuid4().hex[:8]
+        timeout_ms = self.config.operation_timeout_in_ms
+        self.step_timeout = step_timeout if step_timeout is not None else (
+            timeout_ms / 1000.0 if timeout_ms > 0 else None)
+        for dev in self.devices:
+            self._actor(dev)
+        # Fail fast (and name the task) when an actor cannot start.
+        self._check_alive(list(self._actors.items()), timeout=60.0)
+
+    # -- actors -----------------------------------------------------------------------
+    def _actor(self, dev: Device) -> Any:
+        name = dev.task_name
+        handle = self._actors.get(name)
+        if handle is None:
+            handle = actors.get_or_create_actor(self.cluster_name, dev.job, dev.task)
+            self._actors[name] = handle
+        return handle
+
+    def _check_alive(self, items: list[tuple[str, Any]], timeout: float) -> None:
+        refs = [h.ping.remote() for _, h in items]
+        for (name, _), ref in zip(items, refs):
+            try:
+                ray.get(ref, timeout=timeout)
+            except (RayActorError, GetTimeoutError) as e:
+                raise errors.UnavailableError(None, None, f"Task {name} is unavailable: "
+                                                          f"{type(e).__name__}") from None
+
+    # -- graph ------------------------------------------------------------------------
+    def extend(self, graph_def: bytes | graph_pb2.GraphDef) -> None:
+        with self._lock:
+            self.view.extend(graph_def)
+
+    def plan(self, feeds: tuple, fetches: tuple, targets: tuple) -> RayStepPlan:
+        key = (feeds, fetches, targets)
+        plan = self._plans.get(key)
+        if plan is None:
+            with self._lock:
+                plan = self._plans.get(key)
+                if plan is None:
+                    plan = self._plans[key] = self._build(feeds, fetches, targets)
+        return plan
+
+    def _build(self, feeds: tuple, fetches: tuple, targets: tuple) -> RayStepPlan:
+        view = self.view
+        names = prune.prune(view, set(feeds), list(fetches), list(targets))
+        placement = placer.place(view, names, self.devices, self.default_spec,
+                                 self.config.allow_soft_placement,
+                                 self.config.log_device_placement)
+        step = partition(view, names, placement, list(feeds), list(fetches),
+                         self.default_device)
+        slots = {k: i for i, k in enumerate(step.keys)}
+        recv_task: dict[int, str] = {}
+        for part in step.partitions.values():
+            for nd in part.graph_def.node:
+                if nd.op in ("_Send", "_Recv"):
+                    slot = slots[_key(nd)]
+                    nd.attr["_slot"].i = slot
+                    if nd.op == "_Recv":
+                        recv_task[slot] = part.device.task_name
+        dead_aware = any(n.op in _SWITCH_OPS for p in step.partitions.values()
+                         for n in p.graph_def.node)
+        plan_key = f"{self._session_id}/{len(self._plans)}"
+        parts = []
+        registrations = []
+        graphs = []
+        for part in step.partitions.values():
+            task = part.device.task_name
+            actor = self._actor(part.device)
+            routes = {slot: self._actors[dst] for slot, dst in recv_task.items()
+                      if dst != task and _sends_slot(part.graph_def, slot)}
+            d = part.device
+            registrations.append((task, actor.register.remote(
+                plan_key, part.graph_def.SerializeToString(),
+                (d.job, d.replica, d.task, d.device_type, d.index, d.incarnation),
+                len(step.keys), routes, dead_aware)))
+            feed_idx = [nd.attr["index"].i for nd in part.graph_def.node if nd.op == "_Arg"]
+            parts.append((actor, task, feed_idx))
+            graphs.append(part.graph_def)
+        for task, ref in registrations:
+            self._get(ref, task)
+        return RayStepPlan(plan_key, feeds, fetches, targets, parts, graphs, len(step.keys))
+
+    # -- steps ------------------------------------------------------------------------
+    def run(self, plan: RayStepPlan, feed_values: list, trace: bool = False,
+            run_metadata: Any = None) -> list:
+        step_key = f"{plan.key}/{next(self._steps)}"
+        n = len(plan.fetches)
+        refs = []
+        for actor, task, feed_idx in plan.parts:
+            args = {i: feed_values[i] for i in feed_idx}
+            refs.append((task, actor.run.remote(plan.key, step_key, args, n, trace)))
+        values: list[Any] = [None] * n
+        stats = step_stats_pb2.StepStats() if trace else None
+        first_error: BaseException | None = None
+        pending = {ref: (task, actor) for (task, ref), (actor, _, _) in zip(refs, plan.parts)}
+        while pending:
+            ready, _ = ray.wait(list(pending), num_returns=1, timeout=self.step_timeout)
+            if not ready:
+                tasks = ", ".join(sorted(t for t, _ in pending.values()))
+                self._abort(step_key, pending, "step timed out")
+                raise errors.DeadlineExceededError(
+                    None, None, f"Step did not finish within {self.step_timeout} s; waiting "
+                                f"on {tasks}")
+            ref = ready[0]
+            task, _ = pending.pop(ref)
+            try:
+                out, stats_bytes = self._get(ref, task)
+            except errors.OpError as e:
+                if first_error is None:
+                    # One partition failed: the others may wait on its tensors forever.
+                    self._abort(step_key, pending, f"partition on {task} failed: "
+                                                   f"{e.message.splitlines()[0]}")
+                if first_error is None or isinstance(first_error, errors.CancelledError):
+                    first_error = e
+                continue
+            for i, v in out.items():
+                values[i] = v
+            if stats is not None and stats_bytes:
+                stats.dev_stats.add().ParseFromString(stats_bytes)
+        if first_error is not None:
+            raise first_error
+        if run_metadata is not None and stats is not None:
+            run_metadata.step_stats.MergeFrom(stats)
+        return values
+
+    def _abort(self, step_key: str, pending: dict, message: str) -> None:
+        for _, actor in pending.values():
+            try:
+                actor.abort_step.remote(step_key, message)
+            except Exception:  # a dead actor: nothing to wake
+                pass
+
+    def _get(self, ref: Any, task: str) -> Any:
+        try:
+            return ray.get(ref, timeout=self.step_timeout)
+        except RayTaskError as e:
+            cause = e.cause if hasattr(e, "cause") else None
+            if isinstance(cause, errors.OpError):
+                raise cause from None
+            if isinstance(cause, RayActorError):
+                raise errors.UnavailableError(
+                    None, None, f"Task {task} is unavailable (its actor died)") from None
+            raise errors.InternalError(None, None, f"Task {task} failed: {e}") from None
+        except RayActorError:
+            raise errors.UnavailableError(
+                None, None, f"Task {task} is unavailable (its actor died)") from None
+        except GetTimeoutError:
+            raise errors.DeadlineExceededError(
+                None, None, f"Task {task} did not answer within {self.step_timeout} s") \
+                from None
+
+    def close(self) -> None:
+        keys = [p.key for p in self._plans.values()]
+        for handle in self._actors.values():
+            try:
+                handle.unregister.remote(keys)
+            except Exception:
+                pass
+        self._plans.clear()
+
+
+def _key(nd: Any) -> str:
+    from graphcore.runtime.rendezvous import rendezvous_key_from_attrs
+
+    return rendezvous_key_from_attrs(nd)
+
+
+def _sends_slot(gd: graph_pb2.GraphDef, slot: int) -> bool:
+    return any(nd.op == "_Send" and nd.attr["_slot"].i == slot for nd in gd.node)
