@@ -710,6 +710,7 @@ def max_pool(value: Any, ksize: Any, strides: Any, padding: Any, data_format: st
             raise ValueError("Cannot specify both 'input' and 'value'")
         value = input
     with ops_lib.name_scope(name, "MaxPool", [value]) as name:
+        value = convert_to_tensor(value, name="input")
         if data_format is None:
             data_format = "NHWC"
         channel_index = 1 if data_format.startswith("NC") else 3

@@ -177,8 +177,6 @@ def test_pools_match_tf(k, s, padding):
            names=True)
 
 
-@pytest.mark.xfail(reason="apply_op narrows a float64 ndarray to a type attr's default "
-                          "(float32); TF keeps any allowed dtype", strict=False)
 def test_default_type_attr_does_not_narrow_numpy_inputs():
     _check(lambda lib: lib.nn.max_pool(IMG, 2, 2, "VALID"), names=True)
 
