@@ -43,6 +43,7 @@ from graphcore.ops.gradients_impl import *
 from graphcore.ops.init_ops import *
 from graphcore.ops.variable_scope import *
 from graphcore import initializers
+from graphcore import random
 from graphcore import test
 from graphcore.framework.gradient_registry import (
     NoGradient, NotDifferentiable, RegisterGradient,
