@@ -10,4 +10,5 @@ from graphcore.kernels import (  # noqa: F401 - imported for their registrations
     random_kernels,
     runtime_kernels,
     state_kernels,
+    summary_kernels,
 )

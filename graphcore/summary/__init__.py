@@ -1,1 +1,44 @@
-"""tf.summary: summary ops and the TensorBoard FileWriter."""
+"""tf.summary: summary ops and the TensorBoard FileWriter (TF1's ``tf.compat.v1.summary``).
+
+``scalar``/``histogram``/``tensor_summary``/``text`` add summary ops whose values are
+serialized ``Summary`` protos; ``merge``/``merge_all`` combine them; ``FileWriter``
+writes them (and graphs, session logs, run metadata) to TensorBoard event files.
+"""
+
+from graphcore.protobuf.event_pb2 import Event, SessionLog, TaggedRunMetadata
+from graphcore.protobuf.summary_pb2 import (
+    HistogramProto,
+    Summary,
+    SummaryDescription,
+    SummaryMetadata,
+)
+from graphcore.summary.record_writer import summary_iterator, tf_record_iterator
+from graphcore.summary.summary_ops import (
+    histogram,
+    merge,
+    merge_all,
+    scalar,
+    tensor_summary,
+    text,
+)
+from graphcore.summary.writer import FileWriter, FileWriterCache
+
+__all__ = [
+    "Event",
+    "FileWriter",
+    "FileWriterCache",
+    "HistogramProto",
+    "SessionLog",
+    "Summary",
+    "SummaryDescription",
+    "SummaryMetadata",
+    "TaggedRunMetadata",
+    "histogram",
+    "merge",
+    "merge_all",
+    "scalar",
+    "summary_iterator",
+    "tensor_summary",
+    "text",
+    "tf_record_iterator",
+]

@@ -1,0 +1,189 @@
+"""CPU kernels of the summary ops: each returns a serialized ``Summary`` (bytes scalar).
+
+HistogramSummary follows TF's ``histogram::Histogram``: default bucket limits growing
+by 10% from 1e-12 to 1e20 (mirrored for negatives, 0 between, +-DBL_MAX at the ends),
+each value counted in the first bucket whose limit exceeds it, sums accumulated in
+double in order, and runs of empty buckets collapsed into their last limit.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+
+from graphcore.framework import dtypes as dtypes_lib
+from graphcore.framework import errors
+from graphcore.kernels.registry import KernelContext, register_kernel
+from graphcore.protobuf import summary_pb2, tensor_pb2
+
+_DBL_MAX = sys.float_info.max
+
+
+def _default_bucket_limits() -> np.ndarray:
+    pos: list[float] = []
+    v = 1.0e-12
+    while v < 1.0e20:
+        pos.append(v)
+        v *= 1.1
+    pos.append(_DBL_MAX)
+    neg = [-x for x in reversed(pos)]
+    return np.array(neg + [0.0] + pos, dtype=np.float64)
+
+
+DEFAULT_BUCKET_LIMITS = _default_bucket_limits()
+DEFAULT_BUCKET_LIMITS.flags.writeable = False
+
+
+def _strings(value: object) -> np.ndarray:
+    """A string tensor as an object array of bytes (scalars as 0-d arrays)."""
+    arr = np.asarray(value, dtype=object) if not isinstance(value, np.ndarray) else value
+    if arr.dtype != object:
+        arr = arr.astype(object)
+    return arr
+
+
+def _as_bytes(s: object) -> bytes:
+    if isinstance(s, bytes):
+        return s
+    if isinstance(s, str):
+        return s.encode("utf-8")
+    return bytes(s)
+
+
+def _shape_str(shape: tuple[int, ...]) -> str:
+    return "[" + ",".join(str(d) for d in shape) + "]"
+
+
+def histogram_proto(values: np.ndarray,
+                    limits: np.ndarray = DEFAULT_BUCKET_LIMITS) -> summary_pb2.HistogramProto:
+    """The HistogramProto TF's ``Histogram::EncodeToProto`` gives for ``values``
+    (finite doubles), empty buckets collapsed."""
+    vals = np.asarray(values, dtype=np.float64).reshape(-1)
+    proto = summary_pb2.HistogramProto()
+    n = vals.size
+    if n:
+        idx = np.searchsorted(limits, vals, side="right")
+        np.minimum(idx, limits.size - 1, out=idx)
+        counts = np.bincount(idx, minlength=limits.size).astype(np.float64)
+        proto.min = min(float(vals.min()), float(limits[-1]))
+        proto.max = max(float(vals.max()), -_DBL_MAX)
+        # Sequential double sums, as the C++ loop accumulates them.
+        proto.sum = float(np.add.accumulate(vals)[-1])
+        with np.errstate(over="ignore"):  # overflows to inf, as in C++
+            proto.sum_squares = float(np.add.accumulate(vals * vals)[-1])
+    else:
+        counts = np.zeros(limits.size, dtype=np.float64)
+        proto.min = float(limits[-1])
+        proto.max = -_DBL_MAX
+        proto.sum = 0.0
+        proto.sum_squares = 0.0
+    proto.num = float(n)
+    nonzero = counts > 0
+    # A run of empty buckets is written once, with the limit of its last bucket.
+    run_end = ~nonzero & np.append(nonzero[1:], True)
+    keep = np.flatnonzero(nonzero | run_end)
+    proto.bucket_limit.extend(limits[keep].tolist())
+    proto.bucket.extend(counts[keep].tolist())
+    return proto
+
+
+@register_kernel("ScalarSummary")
+def _scalar_summary(ctx: KernelContext):
+    def compute(tags, values):
+        tags = _strings(tags)
+        vals = np.asarray(values)
+        if tags.shape != vals.shape:
+            single = f" (tag '{_as_bytes(tags.reshape(-1)[0]).decode('utf-8', 'replace')}')" \
+                if tags.size == 1 else ""
+            raise errors.InvalidArgumentError(
+                None, None, f"tags and values are not the same shape: {_shape_str(tags.shape)} "
+                            f"!= {_shape_str(vals.shape)}{single}")
+        s = summary_pb2.Summary()
+        floats = vals.reshape(-1).astype(np.float32).tolist()
+        for tag, v in zip(tags.reshape(-1).tolist(), floats):
+            s.value.add(tag=_as_bytes(tag).decode("utf-8", "replace"),
+                        simple_value=v)
+        return (s.SerializeToString(),)
+
+    return compute
+
+
+@register_kernel("HistogramSummary")
+def _histogram_summary(ctx: KernelContext):
+    name = ctx.name
+
+    def compute(tag, values):
+        tags = _strings(tag)
+        if tags.ndim != 0:
+            raise errors.InvalidArgumentError(None, None, "tags must be scalar")
+        vals = np.asarray(values).astype(np.float64).reshape(-1)
+        finite = np.isfinite(vals)
+        if not finite.all():
+            bad = vals[np.argmin(finite)]
+            what = "Nan in summary histogram" if np.isnan(bad) else "Infinity in Histogram"
+            raise errors.InvalidArgumentError(None, None, f"{what} for: {name}")
+        s = summary_pb2.Summary()
+        v = s.value.add(tag=_as_bytes(tags.item()).decode("utf-8", "replace"))
+        v.histo.CopyFrom(histogram_proto(vals))
+        return (s.SerializeToString(),)
+
+    return compute
+
+
+@register_kernel("MergeSummary")
+def _merge_summary(ctx: KernelContext):
+    def compute(*inputs):
+        out = summary_pb2.Summary()
+        seen: set[str] = set()
+        for inp in inputs:
+            for data in _strings(inp).reshape(-1).tolist():
+                part = summary_pb2.Summary()
+                try:
+                    part.ParseFromString(_as_bytes(data))
+                except Exception:  # noqa: BLE001 - protobuf's DecodeError and friends
+                    raise errors.InvalidArgumentError(
+                        None, None, "Could not parse one of the summary inputs") from None
+                for value in part.value:
+                    tag = value.tag
+                    # TensorSummary values may have no tag; those never clash.
+                    if tag:
+                        if tag in seen:
+                            raise errors.InvalidArgumentError(
+                                None, None, f"Duplicate tag {tag} found in summary inputs ")
+                        seen.add(tag)
+                    out.value.add().CopyFrom(value)
+        return (out.SerializeToString(),)
+
+    return compute
+
+
+def _tensor_proto(value: object, dtype: dtypes_lib.DType) -> tensor_pb2.TensorProto:
+    """TF's ``AsProtoField`` for strings, ``AsProtoTensorContent`` otherwise."""
+    proto = tensor_pb2.TensorProto(dtype=dtype.as_datatype_enum)
+    if dtype == dtypes_lib.string:
+        arr = _strings(value)
+        proto.string_val.extend(_as_bytes(x) for x in arr.reshape(-1).tolist())
+    else:
+        arr = np.asarray(value, dtype=dtype.as_numpy_dtype)
+        proto.tensor_content = np.ascontiguousarray(arr).tobytes()
+    proto.tensor_shape.SetInParent()
+    for d in arr.shape:
+        proto.tensor_shape.dim.add(size=int(d))
+    return proto
+
+
+@register_kernel("TensorSummaryV2")
+def _tensor_summary_v2(ctx: KernelContext):
+    dtype = ctx.attr("T")
+
+    def compute(tag, tensor, serialized_summary_metadata):
+        s = summary_pb2.Summary()
+        v = s.value.add(tag=_as_bytes(_strings(tag).reshape(-1)[0]).decode(
+            "utf-8", "replace"))
+        v.tensor.CopyFrom(_tensor_proto(tensor, dtype))
+        v.metadata.SetInParent()
+        v.metadata.MergeFromString(_as_bytes(_strings(serialized_summary_metadata).item()))
+        return (s.SerializeToString(),)
+
+    return compute
