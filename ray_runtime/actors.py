@@ -225,7 +225,11 @@ def get_or_create_actor(cluster_name: str, job: str, task: int, num_cpus: float 
     options: dict[str, Any] = dict(name=actor_name(cluster_name, job, task),
                                    namespace=NAMESPACE, get_if_exists=True,
                                    num_cpus=num_cpus, num_gpus=num_gpus,
-                                   max_restarts=0, lifetime=None)
+                                   max_restarts=0,
+                                   # Detached: a task actor outlives the client that created
+                                   # it (between-graph workers come and go); they are
+                                   # removed with shutdown_cluster().
+                                   lifetime="detached")
     if scheduling_strategy is not None:
         options["scheduling_strategy"] = scheduling_strategy
     with _created_lock:

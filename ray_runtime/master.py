@@ -57,6 +57,7 @@ class RayEngine:
         target, _, query = target.partition("?")
         params = dict(urllib.parse.parse_qsl(query))
         cluster_name = cluster_name or params.get("cluster")
+        default_task = int(params.get("task", 0))
         cluster_lib.connect(target)
         if cluster is None and self.config.HasField("cluster_def"):
             cluster = ClusterSpec(self.config.cluster_def)
@@ -74,7 +75,9 @@ class RayEngine:
             for task in self.cluster.task_indices(job):
                 dev = Device(job, 0, task, "CPU", 0)
                 self.devices.append(dev)
-        self.default_device = next(d for d in self.devices if d.job == self.default_job)
+        candidates = [d for d in self.devices if d.job == self.default_job]
+        self.default_device = next((d for d in candidates if d.task == default_task),
+                                   candidates[0])
         self.default_spec = device_lib.DeviceSpecV2(job=self.default_device.job, replica=0,
                                                     task=self.default_device.task)
         self.view = GraphView()

@@ -25,4 +25,4 @@ def _kill_test_actors(ray_cluster, cluster_name):
     yield
     import ray_runtime
 
-    ray_runtime.shutdown_cluster(cluster_name)
+    ray_runtime.shutdown_cluster(cluster_name, jobs={"ps": 4, "worker": 4, "chief": 1})

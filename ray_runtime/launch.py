@@ -1,0 +1,114 @@
+"""Between-graph replication: run a TF1-style ``main(task_index)`` in every worker task.
+
+Each worker client builds the same graph with its own ``task_index`` (typically under
+``tf.train.replica_device_setter(cluster=..., worker_device="/job:worker/task:<i>")``)
+and opens ``ray_runtime.worker_session(...)``; all clients of one cluster name share
+the ps task actors, so variables are shared by name.  The chief (task 0) initializes
+them; the others wait until they are (as ``tf.train.Supervisor`` does).
+
+    ray_runtime.launch(main, cluster={"ps": 2, "worker": 2})
+    python -m ray_runtime.launch script.py --ps 2 --workers 2 [-- script args]
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import os
+import sys
+import time
+from collections.abc import Callable
+from typing import Any
+
+import ray
+
+from graphcore.train.server_lib import ClusterSpec
+from ray_runtime import cluster as cluster_lib
+
+__all__ = ["launch", "worker_session", "wait_for_variables"]
+
+
+def worker_session(cluster: Any, task_index: int, cluster_name: str,
+                   target: str = "ray://auto", graph: Any = None, config: Any = None) -> Any:
+    """A session for worker ``task_index`` of a between-graph replicated job: unpinned
+    ops run on that worker's task, variables live on the shared ps actors."""
+    from ray_runtime import session
+
+    return session(f"{target}{'&' if '?' in target else '?'}task={task_index}",
+                   cluster=cluster, graph=graph, config=config, cluster_name=cluster_name)
+
+
+def wait_for_variables(sess: Any, timeout: float = 300.0, poll: float = 0.2) -> None:
+    """Blocks until every global variable is initialized (the chief's job)."""
+    from graphcore.ops import variables
+
+    report = variables.report_uninitialized_variables()
+    deadline = time.time() + timeout
+    while True:
+        if len(sess.run(report)) == 0:
+            return
+        if time.time() > deadline:
+            from graphcore.framework import errors
+
+            raise errors.DeadlineExceededError(
+                None, None, f"Variables still uninitialized after {timeout} s")
+        time.sleep(poll)
+
+
+@ray.remote(num_cpus=0)
+def _run_worker(fn: Callable, task_index: int, args: tuple, env: dict) -> Any:
+    os.environ.update(env)
+    return fn(task_index, *args)
+
+
+def launch(main: Callable, cluster: Any, args: tuple = (), target: str = "ray://auto",
+           cluster_name: str | None = None) -> list:
+    """Runs ``main(task_index, *args)`` once per worker task of ``cluster`` as Ray
+    tasks, and returns their results in task order (any worker's error is raised)."""
+    cluster_lib.connect(target)
+    spec = cluster if isinstance(cluster, ClusterSpec) else ClusterSpec(cluster)
+    name = cluster_name or f"launch-{os.getpid()}-{int(time.time())}"
+    env = {"GRAPHCORE_CLUSTER": name, "GRAPHCORE_CLUSTER_SPEC": repr(spec.as_dict())}
+    refs = [_run_worker.remote(main, i, tuple(args), env)
+            for i in spec.task_indices("worker")]
+    return ray.get(refs)
+
+
+def _script_main(path: str) -> Callable:
+    spec = importlib.util.spec_from_file_location("_graphcore_launched", path)
+    if spec is None or spec.loader is None:
+        raise SystemExit(f"cannot load {path}")
+    module = importlib.util.module_from_spec(spec)
+    sys.path.insert(0, os.path.dirname(os.path.abspath(path)))
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    import cloudpickle
+
+    cloudpickle.register_pickle_by_value(module)  # workers cannot import the script
+    if not hasattr(module, "main"):
+        raise SystemExit(f"{path} has no main(task_index) function")
+    return module.main
+
+
+def _cli(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m ray_runtime.launch",
+                                     description="Run main(task_index) of a script in every "
+                                                 "worker task of a Ray-backed cluster.")
+    parser.add_argument("script")
+    parser.add_argument("--ps", type=int, default=1)
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--target", default="ray://auto")
+    parser.add_argument("--cluster-name", default=None)
+    parser.add_argument("script_args", nargs=argparse.REMAINDER)
+    args = parser.parse_args(argv)
+    script_args = [a for a in args.script_args if a != "--"]
+    main = _script_main(args.script)
+    results = launch(main, {"ps": args.ps, "worker": args.workers}, tuple(script_args),
+                     args.target, args.cluster_name)
+    for i, r in enumerate(results):
+        print(f"worker {i}: {r}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(_cli())
