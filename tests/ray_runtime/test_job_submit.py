@@ -3,6 +3,7 @@
 import os
 import re
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -37,15 +38,16 @@ def test_ray_job_submit_train_ps_ray(tmp_path):
     env = {**os.environ, "RAY_USAGE_STATS_ENABLED": "0"}
     env.pop("RAY_ADDRESS", None)
     temp_dir = tmp_path / "ray"
-    start = subprocess.run(
-        [ray, "start", "--head", "--node-ip-address=127.0.0.1", f"--port={gcs}",
+    # --block keeps the head node in this process group, so stopping it later cannot
+    # touch the test session's own Ray cluster (as `ray stop` would).
+    head = subprocess.Popen(
+        [ray, "start", "--head", "--block", "--node-ip-address=127.0.0.1", f"--port={gcs}",
          "--num-cpus=2", "--include-dashboard=true", "--dashboard-host=127.0.0.1",
          f"--dashboard-port={dash}", f"--temp-dir={temp_dir}", "--disable-usage-stats"],
-        env=env, capture_output=True, text=True, timeout=180)
-    assert start.returncode == 0, start.stdout + start.stderr
+        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     try:
         address = f"http://127.0.0.1:{dash}"
-        for _ in range(60):  # the job server comes up shortly after the head node
+        for _ in range(90):  # the job server comes up shortly after the head node
             probe = subprocess.run([ray, "job", "list", "--address", address], env=env,
                                    capture_output=True, text=True, timeout=60)
             if probe.returncode == 0:
@@ -62,4 +64,8 @@ def test_ray_job_submit_train_ps_ray(tmp_path):
         assert match, out
         assert float(match.group(1)) >= 0.95
     finally:
-        subprocess.run([ray, "stop", "--force"], env=env, capture_output=True, timeout=120)
+        os.killpg(head.pid, signal.SIGTERM)
+        try:
+            head.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            os.killpg(head.pid, signal.SIGKILL)
