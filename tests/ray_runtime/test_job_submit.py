@@ -7,6 +7,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -32,12 +33,12 @@ def _ray_cli() -> str:
 
 
 @pytest.mark.timeout(600)
-def test_ray_job_submit_train_ps_ray(tmp_path):
+def test_ray_job_submit_train_ps_ray():
     ray = _ray_cli()
     gcs, dash = _free_port(), _free_port()
     env = {**os.environ, "RAY_USAGE_STATS_ENABLED": "0"}
     env.pop("RAY_ADDRESS", None)
-    temp_dir = tmp_path / "ray"
+    temp_dir = tempfile.mkdtemp(prefix="gcray")  # short: Ray's socket paths must fit
     # --block keeps the head node in this process group, so stopping it later cannot
     # touch the test session's own Ray cluster (as `ray stop` would).
     head = subprocess.Popen(
