@@ -150,6 +150,7 @@ class PartitionExecutor:
         program_index = []
         self._arg_slots: list[tuple[int, int]] = []
         self._retval_slots: list[tuple[int, int, bool]] = []
+        self._retval_instr: dict[int, int] = {}
         for k, instr in enumerate(self._instrs):
             op = instr.op
             if op == "Const":
@@ -157,8 +158,9 @@ class PartitionExecutor:
             elif op == "_Arg":
                 self._arg_slots.append((instr.out, instr.node_def.attr["index"].i))
             elif op == "_Retval":
-                self._retval_slots.append((instr.node_def.attr["index"].i, instr.ins[0],
-                                           instr.deref is not None))
+                index = instr.node_def.attr["index"].i
+                self._retval_slots.append((index, instr.ins[0], instr.deref is not None))
+                self._retval_instr[index] = k
             elif op == "NoOp" or (op == "Identity" and instr.out == instr.ins[0]):
                 continue
             else:
@@ -188,12 +190,15 @@ class PartitionExecutor:
                     res = fn(step, *args) if needs_step else fn(*args)
                 if nout:
                     vals[out:out + nout] = res
-            retvals = step.retvals
-            for index, slot, deref_value in self._retval_slots:
-                retvals[index] = _deref(vals[slot]) if deref_value else vals[slot]
         except BaseException as e:
             k = self._program_index[pos] if pos >= 0 else 0
             raise self._node_error(k, e) from None
+        retvals = step.retvals
+        for index, slot, deref_value in self._retval_slots:
+            try:
+                retvals[index] = _deref(vals[slot]) if deref_value else vals[slot]
+            except BaseException as e:
+                raise self._node_error(self._retval_instr[index], e) from None
 
     def run_full(self, step: Step, stats: step_stats_pb2.DeviceStepStats | None = None
                  ) -> None:

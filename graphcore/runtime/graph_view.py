@@ -97,6 +97,14 @@ class GraphView:
                         info.node_def, None, f"Node '{info.name}': input '{src}:{idx}' does "
                                              f"not exist ({src} has "
                                              f"{len(producer.output_types)} outputs)")
+            for i, ((src, idx), want) in enumerate(zip(info.inputs, info.input_types)):
+                producer = new.get(src) or self.nodes.get(src)
+                got = producer.output_types[idx]
+                if got != want and not (not want._is_ref_dtype and got.base_dtype == want):
+                    raise errors.InvalidArgumentError(
+                        info.node_def, None, f"Input {i} of node {info.name} was passed "
+                                             f"{got.name} from {src}:{idx} incompatible with "
+                                             f"expected {want.name}.")
             for src in info.control_inputs:
                 if src not in new and src not in self.nodes:
                     raise errors.InvalidArgumentError(

@@ -51,6 +51,7 @@ class _Builder:
         self.sendrecv: dict[tuple[str, int, str], str] = {}
         self.keys: list[str] = []
         self.edge_count = 0
+        self.used_names: set[str] = set()
 
     def emit(self, device: Device, nd: node_def_pb2.NodeDef) -> None:
         part = self.partitions.get(device.name)
@@ -66,8 +67,7 @@ class _Builder:
         recv = self.sendrecv.get(key)
         if recv is not None:
             return recv
-        n = self.edge_count
-        self.edge_count += 2
+        n = self._fresh_pair(src)
         tensor_name = f"edge_{n}_{src}" if index == 0 else f"edge_{n}_{src}_{index}"
         common = {
             "tensor_name": attr_value_pb2.AttrValue(s=tensor_name.encode()),
@@ -91,12 +91,26 @@ class _Builder:
         self.sendrecv[key] = recv_nd.name
         return recv_nd.name
 
+    def _fresh_pair(self, src: str) -> int:
+        """An edge number n whose names ``src/_n`` and ``src/_{n+1}`` are free."""
+        while True:
+            n = self.edge_count
+            self.edge_count += 2
+            names = (f"{src}/_{n}", f"{src}/_{n + 1}")
+            if not any(x in self.view.nodes or x in self.used_names for x in names):
+                self.used_names.update(names)
+                return n
+
     def control_cross(self, src: str, src_dev: Device, dst_dev: Device) -> str:
         key = (src, -1, dst_dev.name)
         recv = self.sendrecv.get(key)
         if recv is not None:
             return recv
-        dummy = node_def_pb2.NodeDef(name=f"{src}/_ctrl_{self.edge_count}", op="Const",
+        k = self.edge_count
+        while f"{src}/_ctrl_{k}" in self.view.nodes or f"{src}/_ctrl_{k}" in self.used_names:
+            k += 1
+        self.used_names.add(f"{src}/_ctrl_{k}")
+        dummy = node_def_pb2.NodeDef(name=f"{src}/_ctrl_{k}", op="Const",
                                      input=[f"^{src}"])
         dummy.attr["dtype"].type = dtypes_lib.float32.as_datatype_enum
         dummy.attr["value"].tensor.dtype = dtypes_lib.float32.as_datatype_enum

@@ -20,8 +20,8 @@ def prune(view: GraphView, feeds: set[str], fetches: list[str],
     for t in fetches:
         if t in feeds:
             continue
-        src = t.rpartition(":")[0]
-        if src not in view.nodes:
+        src, _, idx = t.rpartition(":")
+        if src not in view.nodes or int(idx) >= len(view.nodes[src].output_types):
             raise errors.NotFoundError(None, None, f"Tensor {t} is not in the graph")
         stack.append(src)
     for name in targets:

@@ -1,0 +1,96 @@
+"""VariableState and ResourceStore (graphcore/runtime/resources.py)."""
+
+import threading
+
+import numpy as np
+import pytest
+
+from graphcore.framework import errors
+from graphcore.runtime.resources import ResourceStore, VariableState
+
+
+def test_read_before_init_is_failed_precondition():
+    state = VariableState("my_var", np.dtype(np.float32), (2,))
+    assert not state.initialized
+    with pytest.raises(errors.FailedPreconditionError,
+                       match="Attempting to use uninitialized value my_var"):
+        state.read()
+
+
+def test_set_stores_read_only_values_and_returns_them():
+    state = VariableState("v", np.dtype(np.float32), (2,))
+    value = np.array([1.0, 2.0], dtype=np.float32)
+    assert state.set(value) is value
+    assert state.initialized
+    got = state.read()
+    assert got is value
+    assert not got.flags.writeable
+    with pytest.raises(ValueError):
+        got[0] = 5.0
+    # A later write swaps in a new array; the value handed out earlier is unchanged.
+    state.set(np.array([7.0, 8.0], dtype=np.float32))
+    np.testing.assert_array_equal(got, [1.0, 2.0])
+    np.testing.assert_array_equal(state.read(), [7.0, 8.0])
+
+
+def test_set_accepts_numpy_scalars():
+    state = VariableState("s", np.dtype(np.int32), ())
+    state.set(np.int32(3))
+    assert state.read() == 3
+
+
+def test_store_keys_by_container_and_shared_name():
+    store = ResourceStore()
+    a = store.variable("", "v", np.dtype(np.float32), (2,))
+    assert store.variable("", "v", np.dtype(np.float32), (2,)) is a
+    b = store.variable("other", "v", np.dtype(np.float32), (2,))
+    c = store.variable("", "w", np.dtype(np.float32), (2,))
+    assert len({id(a), id(b), id(c)}) == 3
+    assert set(store.variables()) == {("", "v"), ("other", "v"), ("", "w")}
+    assert a.name == "v" and a.shape == (2,) and a.dtype == np.float32
+
+
+def test_variables_returns_a_snapshot():
+    store = ResourceStore()
+    store.variable("", "v", np.dtype(np.float32), None)
+    snap = store.variables()
+    store.variable("", "w", np.dtype(np.float32), None)
+    assert set(snap) == {("", "v")}
+
+
+def test_clear_all_or_some_containers():
+    store = ResourceStore()
+    old = store.variable("", "v", np.dtype(np.float32), ())
+    old.set(np.array(1.0, dtype=np.float32))
+    store.variable("c1", "v", np.dtype(np.float32), ())
+    store.variable("c2", "v", np.dtype(np.float32), ())
+    store.clear(["c1"])
+    assert set(store.variables()) == {("", "v"), ("c2", "v")}
+    store.clear()
+    assert store.variables() == {}
+    fresh = store.variable("", "v", np.dtype(np.float32), ())
+    assert fresh is not old and not fresh.initialized
+
+
+def test_concurrent_lookups_create_one_variable():
+    store = ResourceStore()
+    barrier = threading.Barrier(16)
+    got = []
+
+    def worker():
+        barrier.wait()
+        for i in range(50):
+            got.append(store.variable("", f"v{i}", np.dtype(np.float32), ()))
+
+    threads = [threading.Thread(target=worker) for _ in range(16)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len({id(s) for s in got}) == 50
+    assert len(store.variables()) == 50
+
+
+def test_task_name():
+    assert ResourceStore().task == "/job:localhost/replica:0/task:0"
+    assert ResourceStore("/job:ps/replica:0/task:1").task == "/job:ps/replica:0/task:1"
