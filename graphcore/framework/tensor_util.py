@@ -429,9 +429,52 @@ def MakeNdarray(tensor: Any) -> np.ndarray:  # noqa: N802 - TensorFlow's name
 make_ndarray = MakeNdarray
 
 
+# Ops whose value graph building may compute when all their inputs are known (TF's shape
+# inference evaluates such small constant subgraphs); run through their CPU kernels.
+_FOLDABLE = frozenset({
+    "ConcatV2", "Fill", "StridedSlice", "Unpack", "Reshape", "ExpandDims", "Squeeze", "Slice",
+    "GatherV2", "Transpose", "Tile", "Range", "ZerosLike", "OnesLike", "Pad", "PadV2",
+    "ReverseV2", "Split", "SplitV", "Equal", "NotEqual", "Add", "AddV2", "Sub", "Mul", "Neg",
+    "FloorDiv", "FloorMod", "Maximum", "Minimum", "Prod", "Sum", "Max", "Min", "Less",
+    "LessEqual", "Greater", "GreaterEqual", "LogicalAnd", "LogicalOr", "LogicalNot",
+    "Select", "SelectV2", "InvertPermutation", "ConcatOffset", "BroadcastArgs", "OneHot",
+})
+_FOLD_MAX_ELEMENTS = 1024
+
+
+def _fold(op: Any, index: int) -> np.ndarray | None:
+    values = []
+    for t in op.inputs:
+        v = constant_value(t)
+        if v is None or np.size(v) > _FOLD_MAX_ELEMENTS:
+            return None
+        values.append(v)
+    out_shape = op.outputs[index].shape
+    if out_shape.is_fully_defined() and out_shape.num_elements() > _FOLD_MAX_ELEMENTS:
+        return None
+    try:
+        import graphcore.kernels  # noqa: F401 - registers the kernels
+        from graphcore.kernels import registry
+
+        kdef = registry.find_kernel(op.type, "CPU", op._attrs)
+        if kdef is None or kdef.needs_step:
+            return None
+        ctx = registry.KernelContext(op.node_def, "", "CPU", None,
+                                     [t.dtype for t in op.inputs],
+                                     [t.dtype for t in op.outputs])
+        result = kdef.factory(ctx)(*values)[index]
+    except Exception:
+        return None
+    result = np.asarray(result)
+    if result.size > _FOLD_MAX_ELEMENTS:
+        return None
+    return result
+
+
 def constant_value(tensor: Any) -> np.ndarray | None:
     """The value of ``tensor`` when graph building can know it (a Const, the Shape of a
-    fully-defined tensor, an Identity of one, a Pack of known scalars), else None.
+    fully-defined tensor, an Identity of one, a Pack of known scalars, and small
+    computations on known values such as ConcatV2, StridedSlice or Fill), else None.
 
     Shape functions use it to read shape-like inputs (Reshape's shape, Sum's axes).
     """
@@ -446,6 +489,11 @@ def constant_value(tensor: Any) -> np.ndarray | None:
         if shape.is_fully_defined():
             return np.array(shape.as_list(), dtype=op.outputs[0].dtype.as_numpy_dtype)
         return None
+    if op_type == "ShapeN":
+        shape = op.inputs[tensor.value_index].shape
+        if shape.is_fully_defined():
+            return np.array(shape.as_list(), dtype=tensor.dtype.as_numpy_dtype)
+        return None
     if op_type == "Size":
         shape = op.inputs[0].shape
         if shape.is_fully_defined():
@@ -454,8 +502,10 @@ def constant_value(tensor: Any) -> np.ndarray | None:
     if op_type == "Rank":
         ndims = op.inputs[0].shape.ndims
         return None if ndims is None else np.array(ndims, dtype=np.int32)
-    if op_type in ("Identity", "StopGradient"):
+    if op_type in ("Identity", "StopGradient", "PreventGradient"):
         return constant_value(op.inputs[0])
+    if op_type == "IdentityN":
+        return constant_value(op.inputs[tensor.value_index])
     if op_type == "Pack":
         values = [constant_value(t) for t in op.inputs]
         if any(v is None for v in values):
@@ -466,4 +516,6 @@ def constant_value(tensor: Any) -> np.ndarray | None:
         if value is None:
             return None
         return value.astype(op.outputs[0].dtype.as_numpy_dtype)
+    if op_type in _FOLDABLE:
+        return _fold(op, tensor.value_index)
     return None

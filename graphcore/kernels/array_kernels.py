@@ -45,8 +45,25 @@ register_kernel("PlaceholderWithDefault")(identity_kernel)
 
 @register_kernel("Pack")
 def _pack(ctx: KernelContext):
-    axis = ctx.node_def.attr["axis"].i
-    return lambda *values: (np.stack(values, axis=axis),)
+    axis_attr = ctx.node_def.attr["axis"].i
+
+    def compute(*values):
+        values = [np.asarray(v) for v in values]
+        first = values[0].shape
+        for i, v in enumerate(values[1:], 1):
+            if v.shape != first:
+                raise errors.InvalidArgumentError(
+                    None, None, f"Shapes of all inputs must match: values[0].shape = "
+                                f"{_shape_str(first)} != values[{i}].shape = "
+                                f"{_shape_str(v.shape)}")
+        rank = len(first) + 1
+        axis = axis_attr + rank if axis_attr < 0 else axis_attr
+        if not 0 <= axis < rank:
+            raise errors.InvalidArgumentError(
+                None, None, f"axis = {axis_attr} not in [{-rank}, {rank})")
+        return (np.stack(values, axis=axis),)
+
+    return compute
 
 
 @register_kernel("Where")
@@ -57,31 +74,808 @@ def _where(ctx: KernelContext):
 
 @register_kernel("Squeeze")
 def _squeeze(ctx: KernelContext):
-    axes = tuple(ctx.node_def.attr["squeeze_dims"].list.i)
+    axes_attr = list(ctx.node_def.attr["squeeze_dims"].list.i)
 
     def compute(x):
-        try:
-            return (np.squeeze(x, axis=axes or None),)
-        except ValueError:
-            raise errors.InvalidArgumentError(
-                None, None, f"Can not squeeze dims {list(axes)} of a tensor of shape "
-                            f"{list(np.shape(x))}") from None
+        x = np.asarray(x)
+        rank = x.ndim
+        axes = []
+        for a in axes_attr:
+            if not -rank <= a < rank:
+                raise errors.InvalidArgumentError(
+                    None, None, f"Tried to squeeze dim index {a} for tensor with {rank} "
+                                "dimensions.")
+            a = a + rank if a < 0 else a
+            if x.shape[a] != 1:
+                raise errors.InvalidArgumentError(
+                    None, None, f"Can not squeeze dim[{a}], expected a dimension of 1, got "
+                                f"{x.shape[a]}")
+            axes.append(a)
+        if not axes_attr:
+            axes = [i for i, d in enumerate(x.shape) if d == 1]
+        return (np.squeeze(x, axis=tuple(sorted(set(axes)))),)
 
     return compute
 
 
 @register_kernel("GatherV2")
 def _gather(ctx: KernelContext):
-    del ctx
+    batch_attr = ctx.node_def.attr["batch_dims"].i
 
     def compute(params, indices, axis):
-        axis = int(axis)
-        n = np.shape(params)[axis]
+        params = np.asarray(params)
         idx = np.asarray(indices)
-        if idx.size and (idx.min() < 0 or idx.max() >= n):
-            bad = idx[(idx < 0) | (idx >= n)].flat[0]
+        if np.ndim(axis) != 0:
             raise errors.InvalidArgumentError(
-                None, None, f"indices = {bad} is not in [0, {n})")
-        return (np.take(params, idx, axis=axis),)
+                None, None, f"axis must be scalar, but got {_shape_str(np.shape(axis))}")
+        rank = params.ndim
+        ax = int(axis)
+        if not -rank <= ax < rank:
+            raise errors.InvalidArgumentError(
+                None, None, f"Expected axis in the range [{-rank}, {rank}), but got {ax}")
+        ax = ax + rank if ax < 0 else ax
+        batch = batch_attr + idx.ndim if batch_attr < 0 else batch_attr
+        if batch > ax:
+            raise errors.InvalidArgumentError(
+                None, None, f"batch_dims ({batch_attr}) must be less than or equal to axis "
+                            f"({ax}).")
+        n = params.shape[ax]
+        bad = (idx < 0) | (idx >= n)
+        if bad.any():
+            pos = np.argwhere(bad)[0]
+            where = ",".join(str(int(p)) for p in pos)
+            raise errors.InvalidArgumentError(
+                None, None, f"indices[{where}] = {idx[tuple(pos)]} is not in [0, {n})")
+        if batch == 0:
+            return (np.take(params, idx, axis=ax),)
+        bshape = params.shape[:batch]
+        nb = int(np.prod(bshape, dtype=np.int64))
+        p = params.reshape((nb,) + params.shape[batch:])
+        i = idx.reshape((nb,) + idx.shape[batch:])
+        parts = [np.take(p[k], i[k], axis=ax - batch) for k in range(nb)]
+        out_tail = params.shape[batch:ax] + idx.shape[batch:] + params.shape[ax + 1:]
+        out = np.stack(parts) if parts else np.zeros((0,) + out_tail, dtype=params.dtype)
+        return (out.reshape(bshape + out_tail),)
+
+    return compute
+
+
+# -- helpers --------------------------------------------------------------------------------
+
+def _invalid(msg: str) -> errors.InvalidArgumentError:
+    return errors.InvalidArgumentError(None, None, msg)
+
+
+def _shape_str(shape) -> str:
+    """TF's TensorShape::DebugString: ``[2,3]``."""
+    return "[" + ",".join(str(d) for d in shape) + "]"
+
+
+def _ints(value) -> list[int]:
+    return [int(v) for v in np.asarray(value).reshape(-1)]
+
+
+def _zeros(shape, dtype) -> np.ndarray:
+    if np.dtype(dtype).kind == "O":
+        out = np.empty(shape, dtype=object)
+        out.fill(b"")
+        return out
+    return np.zeros(shape, dtype=dtype)
+
+
+# -- strided slice spec (TF's ValidateStridedSliceOp), shared with shape inference ------
+
+class StridedSliceError(ValueError):
+    """A strided slice spec that can't apply to the input."""
+
+
+def strided_slice_spec(input_dims, begin, end, strides, begin_mask: int, end_mask: int,
+                       ellipsis_mask: int, new_axis_mask: int, shrink_axis_mask: int):
+    """TF's ``ValidateStridedSliceOp``.
+
+    ``input_dims``: list of ints (None = unknown dim); ``begin``/``end``: list of ints or
+    None (unknown values); ``strides``: list of ints.  Returns ``(dense, processing_shape,
+    final_shape)`` where ``dense`` holds ``(begin, end, stride, shrink)`` per input dim
+    (begin/end None when unknown) and shapes use None for unknown sizes.  Raises
+    StridedSliceError with TF's messages.
+    """
+    n = len(strides)
+    if (begin is not None and len(begin) != n) or (end is not None and len(end) != n):
+        raise StridedSliceError(
+            "Expected begin, end, and strides to be 1D equal size tensors, but got shapes "
+            f"[{n if begin is None else len(begin)}], [{n if end is None else len(end)}], "
+            f"and [{n}] instead.")
+    if ellipsis_mask and (ellipsis_mask & (ellipsis_mask - 1)):
+        raise StridedSliceError("Multiple ellipses in slice spec not allowed")
+    sparse_dims = n
+    ellipsis_seen = False
+    num_add_axis_after_ellipsis = 0
+    for i in range(n):
+        if ellipsis_seen and (1 << i) & new_axis_mask:
+            num_add_axis_after_ellipsis += 1
+        if (1 << i) & ellipsis_mask:
+            ellipsis_seen = True
+    if not ellipsis_seen:
+        ellipsis_mask |= 1 << sparse_dims
+        sparse_dims += 1
+    rank = len(input_dims)
+    d_begin = [0] * rank
+    d_end = [0] * rank
+    d_strides = [1] * rank
+    d_bmask = d_emask = d_shrink = 0
+    gather: list[int] = []  # >=0: dense index; -1: new axis; -2: shrink
+    full_index = 0
+    for i in range(sparse_dims):
+        if (1 << i) & ellipsis_mask:
+            next_index = min(rank - (sparse_dims - i) + 1 + num_add_axis_after_ellipsis, rank)
+            while full_index < next_index:
+                d_bmask |= 1 << full_index
+                d_emask |= 1 << full_index
+                gather.append(full_index)
+                full_index += 1
+        elif (1 << i) & new_axis_mask:
+            gather.append(-1)
+        else:
+            if full_index == rank:
+                raise StridedSliceError(f"Index out of range using input dim {full_index}; "
+                                        f"input has only {rank} dims")
+            if begin is not None:
+                d_begin[full_index] = begin[i]
+            if end is not None:
+                d_end[full_index] = end[i]
+            d_strides[full_index] = strides[i]
+            if begin_mask & (1 << i):
+                d_bmask |= 1 << full_index
+            if end_mask & (1 << i):
+                d_emask |= 1 << full_index
+            if shrink_axis_mask & (1 << i):
+                gather.append(-2)
+                d_shrink |= 1 << full_index
+            else:
+                gather.append(full_index)
+            full_index += 1
+    dense = []
+    processing: list[int | None] = []
+    known = begin is not None and end is not None
+    for i in range(rank):
+        b, e, s = d_begin[i], d_end[i], d_strides[i]
+        if s == 0:
+            raise StridedSliceError(f"strides[{i}] must be non-zero")
+        bm, em = bool(d_bmask & (1 << i)), bool(d_emask & (1 << i))
+        shrink = bool(d_shrink & (1 << i))
+        dim = input_dims[i]
+        if dim is None:
+            processing.append(1 if shrink else None)
+            dense.append((None, None, s, shrink))
+            continue
+        lo, hi = (0, dim) if s > 0 else (-1, dim - 1)
+
+        def canonical(x, c, masked, s=s, dim=dim, lo=lo, hi=hi):
+            if masked:
+                return (lo, hi)[c] if s > 0 else (lo, hi)[(c + 1) & 1]
+            x_fwd = dim + x if x < 0 else x
+            return min(max(x_fwd, lo), hi)
+
+        if shrink and s <= 0:
+            raise StridedSliceError("only stride 1 allowed on non-range indexing.")
+        if known:
+            if shrink:
+                x_fwd = dim + b if b < 0 else b
+                if x_fwd < 0 or x_fwd >= dim:
+                    raise StridedSliceError(f"slice index {x_fwd} of dimension {i} out of bounds.")
+                b, e = x_fwd, x_fwd + 1
+            else:
+                b, e = canonical(b, 0, bm), canonical(e, 1, em)
+            length = e - b
+        elif shrink:
+            length = 1
+        elif bm and em:
+            length = -dim if s < 0 else dim
+        else:
+            length = None
+        if length is None:
+            processing.append(None)
+        elif length == 0 or ((length < 0) != (s < 0)):
+            processing.append(0)
+        else:
+            q = abs(length) // abs(s)
+            processing.append(q + (1 if abs(length) % abs(s) else 0))
+        dense.append((b if known else None, e if known else None, s, shrink))
+    final = []
+    for g in gather:
+        if g >= 0:
+            final.append(processing[g])
+        elif g == -1:
+            final.append(1)
+    return dense, processing, final
+
+
+def _strided_attrs(ctx: KernelContext) -> tuple[int, ...]:
+    a = ctx.node_def.attr
+    return (a["begin_mask"].i, a["end_mask"].i, a["ellipsis_mask"].i, a["new_axis_mask"].i,
+            a["shrink_axis_mask"].i)
+
+
+def _check_slice_vectors(begin, end, strides) -> None:
+    shapes = [np.shape(begin), np.shape(end), np.shape(strides)]
+    if any(len(s) != 1 for s in shapes) or len({s[0] for s in shapes}) != 1:
+        raise _invalid("Expected begin, end, and strides to be 1D equal size tensors, but got "
+                       f"shapes {_shape_str(shapes[0])}, {_shape_str(shapes[1])}, and "
+                       f"{_shape_str(shapes[2])} instead.")
+
+
+def _dense_index(dense) -> tuple:
+    index = []
+    for b, e, s, shrink in dense:
+        if shrink:
+            index.append(slice(b, b + 1))
+        else:
+            index.append(slice(b, e if e >= 0 else None, s))
+    return tuple(index)
+
+
+@register_kernel("StridedSlice")
+def _strided_slice(ctx: KernelContext):
+    masks = _strided_attrs(ctx)
+
+    def compute(x, begin, end, strides):
+        _check_slice_vectors(begin, end, strides)
+        x = np.asarray(x)
+        try:
+            dense, processing, final = strided_slice_spec(
+                list(x.shape), _ints(begin), _ints(end), _ints(strides), *masks)
+        except StridedSliceError as e:
+            raise _invalid(str(e)) from None
+        if 0 in processing:
+            return (_zeros(final, x.dtype),)
+        return (x[_dense_index(dense)].reshape(final),)
+
+    return compute
+
+
+@register_kernel("StridedSliceGrad")
+def _strided_slice_grad(ctx: KernelContext):
+    masks = _strided_attrs(ctx)
+
+    def compute(shape, begin, end, strides, dy):
+        _check_slice_vectors(begin, end, strides)
+        dy = np.asarray(dy)
+        dims = _ints(shape)
+        try:
+            dense, processing, final = strided_slice_spec(
+                dims, _ints(begin), _ints(end), _ints(strides), *masks)
+        except StridedSliceError as e:
+            raise _invalid(str(e)) from None
+        if list(dy.shape) != final:
+            raise _invalid(f"shape of dy was {_shape_str(dy.shape)} instead of "
+                           f"{_shape_str(final)}")
+        out = _zeros(dims, dy.dtype)
+        if 0 not in processing:
+            out[_dense_index(dense)] = dy.reshape(processing)
+        return (out,)
+
+    return compute
+
+
+# -- reshaping -------------------------------------------------------------------------------
+
+@register_kernel("Reshape")
+def _reshape(ctx: KernelContext):
+    del ctx
+
+    def compute(x, shape):
+        x = np.asarray(x)
+        if np.ndim(shape) != 1:
+            raise _invalid(f"sizes input must be 1-D, not {_shape_str(np.shape(shape))}")
+        sizes = _ints(shape)
+        unknown = -1
+        product = 1
+        has_zero = False
+        for i, s in enumerate(sizes):
+            if s == -1:
+                if unknown >= 0:
+                    raise _invalid(f"Only one input size may be -1, not both {unknown} and {i}")
+                unknown = i
+            elif s < 0:
+                raise _invalid(f"Size {i} must be non-negative, not {s}")
+            elif s == 0:
+                has_zero = True
+            else:
+                product *= s
+        if unknown >= 0:
+            n_in = 1
+            input_has_zero = False
+            for d in x.shape:
+                if d > 0 or not has_zero:
+                    n_in *= d
+                else:
+                    input_has_zero = True
+            missing = n_in // product
+            if not input_has_zero and product * missing != n_in:
+                raise _invalid(f"Input to reshape is a tensor with {n_in} values, but the "
+                               f"requested shape requires a multiple of {product}")
+            sizes[unknown] = missing
+        total = int(np.prod(sizes, dtype=np.int64))
+        if total != x.size:
+            raise _invalid(f"Input to reshape is a tensor with {x.size} values, but the "
+                           f"requested shape has {total}")
+        return (x.reshape(sizes),)
+
+    return compute
+
+
+@register_kernel("ExpandDims")
+def _expand_dims(ctx: KernelContext):
+    del ctx
+
+    def compute(x, dim):
+        x = np.asarray(x)
+        if np.size(dim) != 1:
+            raise _invalid("'dim' must be a tensor with a single value")
+        d = _ints(dim)[0]
+        rank = x.ndim
+        if d < -1 - rank or d > rank:
+            raise _invalid(f"Tried to expand dim index {d} for tensor with {rank} dimensions.")
+        if d < 0:
+            d += rank + 1
+        return (np.expand_dims(x, d),)
+
+    return compute
+
+
+@register_kernel("Transpose")
+def _transpose(ctx: KernelContext):
+    del ctx
+
+    def compute(x, perm):
+        x = np.asarray(x)
+        if np.ndim(perm) != 1:
+            raise _invalid(f"perm must be a vector, not {_shape_str(np.shape(perm))}")
+        p = _ints(perm)
+        rank = x.ndim
+        if len(p) != rank:
+            raise _invalid(f"transpose expects a vector of size {rank}. But input(1) is a "
+                           f"vector of size {len(p)}")
+        p = [d + rank if d < 0 else d for d in p]
+        for d in p:
+            if not 0 <= d < rank:
+                raise _invalid(f"{d} is out of range [0 .. {rank})")
+        for i in range(rank):
+            if i not in p:
+                raise _invalid(f"{i} is missing from {{{','.join(str(d) for d in p)}}}.")
+        return (np.transpose(x, p),)
+
+    return compute
+
+
+@register_kernel("InvertPermutation")
+def _invert_permutation(ctx: KernelContext):
+    del ctx
+
+    def compute(x):
+        if np.ndim(x) != 1:
+            raise _invalid("invert_permutation expects a 1D vector.")
+        p = np.asarray(x)
+        n = p.size
+        out = np.full(n, -1, dtype=p.dtype)
+        for i, d in enumerate(p.tolist()):
+            if not 0 <= d < n:
+                raise _invalid(f"{d} is not between 0 and {n}")
+            if out[d] != -1:
+                raise _invalid(f"{d} is duplicated in the input.")
+            out[d] = i
+        return (out,)
+
+    return compute
+
+
+# -- concat / split / pack ---------------------------------------------------------------
+
+@register_kernel("ConcatV2")
+def _concat(ctx: KernelContext):
+    del ctx
+
+    def compute(*args):
+        values, axis = [np.asarray(v) for v in args[:-1]], args[-1]
+        if np.ndim(axis) != 0:
+            raise _invalid(f"Concat dim tensor should be a scalar integer, but got shape "
+                           f"{_shape_str(np.shape(axis))}")
+        ax = int(axis)
+        rank = values[0].ndim
+        if not -rank <= ax < rank:
+            if rank == 0:
+                raise _invalid("ConcatOp : Can't concatenate scalars (use tf.stack instead)")
+            raise _invalid(f"ConcatOp : Expected concatenating dimensions in the range "
+                           f"[{-rank}, {rank}), but got {ax}")
+        if ax < 0:
+            ax += rank
+        first = values[0].shape
+        for i, v in enumerate(values[1:], 1):
+            if v.ndim != rank:
+                raise _invalid(f"ConcatOp : Ranks of all input tensors should match: shape[0] "
+                               f"= {_shape_str(first)} vs. shape[{i}] = {_shape_str(v.shape)}")
+            for j in range(rank):
+                if j != ax and v.shape[j] != first[j]:
+                    raise _invalid(f"ConcatOp : Dimension {j} in both shapes must be equal: "
+                                   f"shape[0] = {_shape_str(first)} vs. shape[{i}] = "
+                                   f"{_shape_str(v.shape)}")
+        return (np.concatenate(values, axis=ax),)
+
+    return compute
+
+
+@register_kernel("ConcatOffset")
+def _concat_offset(ctx: KernelContext):
+    del ctx
+
+    def compute(concat_dim, *shapes):
+        shapes = [np.asarray(s) for s in shapes]
+        n = shapes[0].size
+        cdim = int(concat_dim)
+        axis = cdim + n if cdim < 0 else cdim
+        if not 0 <= axis < n:
+            raise _invalid(f"Concat dim is out of range: {cdim} vs. {n}")
+        offset = 0
+        out = []
+        for i, s in enumerate(shapes):
+            if s.size != n:
+                raise _invalid(f"input {i} should contain {n} elements, but got {s.size}")
+            o = np.zeros(n, dtype=s.dtype)
+            for j in range(n):
+                if j == axis:
+                    o[j] = offset
+                    offset += int(s[j])
+                elif int(s[j]) != int(shapes[0][j]):
+                    raise _invalid(f"input[{i},{j}] mismatch: {int(shapes[0][j])} vs. "
+                                   f"{int(s[j])}")
+            out.append(o)
+        return tuple(out)
+
+    return compute
+
+
+def _split_axis(axis, rank: int) -> int:
+    a = int(axis)
+    if not -rank <= a < rank:
+        raise _invalid(f"-input rank(-{rank}) <= split_dim < input rank ({rank}), but got {a}")
+    return a + rank if a < 0 else a
+
+
+@register_kernel("Split")
+def _split(ctx: KernelContext):
+    num = ctx.node_def.attr["num_split"].i
+
+    def compute(split_dim, value):
+        value = np.asarray(value)
+        axis = _split_axis(split_dim, value.ndim)
+        size = value.shape[axis]
+        if size % num:
+            raise _invalid(f"Number of ways to split should evenly divide the split dimension, "
+                           f"but got split_dim {axis} (size = {size}) and num_split {num}")
+        return tuple(np.split(value, num, axis=axis))
+
+    return compute
+
+
+@register_kernel("SplitV")
+def _split_v(ctx: KernelContext):
+    num = ctx.node_def.attr["num_split"].i
+
+    def compute(value, size_splits, split_dim):
+        value = np.asarray(value)
+        axis = _split_axis(split_dim, value.ndim)
+        sizes = _ints(size_splits)
+        if len(sizes) != num:
+            raise _invalid(f"Number of split sizes ({len(sizes)}) must equal num_split "
+                           f"({num}).")
+        size = value.shape[axis]
+        if sizes.count(-1) > 1:
+            raise _invalid("There can only be one -1 in the input.")
+        if -1 in sizes:
+            sizes[sizes.index(-1)] = size - (sum(sizes) + 1)
+        if any(s < 0 for s in sizes) or sum(sizes) != size:
+            raise _invalid(f"Determined shape must either match input shape along split_dim "
+                           f"exactly if fully specified, or be less than the size of the input "
+                           f"along split_dim if not fully specified.  Got: {sum(sizes)}")
+        cuts = np.cumsum(sizes)[:-1]
+        return tuple(np.split(value, cuts, axis=axis))
+
+    return compute
+
+
+@register_kernel("Unpack")
+def _unpack(ctx: KernelContext):
+    num = ctx.node_def.attr["num"].i
+    axis_attr = ctx.node_def.attr["axis"].i
+
+    def compute(value):
+        value = np.asarray(value)
+        rank = value.ndim
+        axis = axis_attr + rank if axis_attr < 0 else axis_attr
+        if not 0 <= axis < rank:
+            raise _invalid(f"axis = {axis_attr} not in [{-rank}, {rank})")
+        if value.shape[axis] != num:
+            raise _invalid(f"Input shape axis {axis} must equal {num}, got shape "
+                           f"{_shape_str(value.shape)}")
+        return tuple(np.take(value, i, axis=axis) for i in range(num))
+
+    return compute
+
+
+# -- slicing, tiling, padding ------------------------------------------------------------------
+
+@register_kernel("Slice")
+def _slice(ctx: KernelContext):
+    del ctx
+
+    def compute(x, begin, size):
+        x = np.asarray(x)
+        rank = x.ndim
+        if (np.ndim(begin) != 1 or np.ndim(size) != 1 or np.size(begin) != rank
+                or np.size(size) != rank):
+            raise _invalid(f"Expected begin and size arguments to be 1-D tensors of size {rank}, "
+                           f"but got shapes {_shape_str(np.shape(begin))} and "
+                           f"{_shape_str(np.shape(size))} instead.")
+        b, s = _ints(begin), _ints(size)
+        index = []
+        for i in range(rank):
+            dim = x.shape[i]
+            if s[i] == -1:
+                s[i] = dim - b[i]
+            if dim == 0:
+                if b[i] != 0 or s[i] not in (0, -1):
+                    raise _invalid(f"Expected begin[{i}] == 0 (got {b[i]}) and size[{i}] == 0 "
+                                   f"(got {s[i]}) when input.dim_size({i}) == 0")
+            else:
+                if not 0 <= b[i] <= dim:
+                    raise _invalid(f"Expected begin[{i}] in [0, {dim}], but got {b[i]}")
+                if not (0 <= s[i] and b[i] + s[i] <= dim):
+                    raise _invalid(f"Expected size[{i}] in [0, {dim - b[i]}], but got {s[i]}")
+            index.append(slice(b[i], b[i] + s[i]))
+        return (x[tuple(index)],)
+
+    return compute
+
+
+@register_kernel("Tile")
+def _tile(ctx: KernelContext):
+    del ctx
+
+    def compute(x, multiples):
+        x = np.asarray(x)
+        if np.ndim(multiples) != 1:
+            raise _invalid(f"Expected multiples argument to be a vector of length {x.ndim} but "
+                           f"got length {np.size(multiples)}")
+        m = _ints(multiples)
+        if len(m) != x.ndim:
+            raise _invalid(f"Expected multiples argument to be a vector of length {x.ndim} but "
+                           f"got length {len(m)}")
+        for i, v in enumerate(m):
+            if v < 0:
+                raise _invalid(f"Expected multiples[{i}] >= 0, but got {v}")
+        return (np.tile(x, m) if x.ndim else x.copy(),)
+
+    return compute
+
+
+def _check_paddings(x: np.ndarray, paddings) -> list[tuple[int, int]]:
+    p = np.asarray(paddings)
+    if p.ndim != 2 or p.shape[1] != 2:
+        raise _invalid(f"paddings must be a matrix with 2 columns: {_shape_str(p.shape)}")
+    if p.shape[0] != x.ndim:
+        raise _invalid(f"The first dimension of paddings must be the rank of inputs"
+                       f"{_shape_str(p.shape)} {_shape_str(x.shape)}")
+    pairs = [(int(a), int(b)) for a, b in p.tolist()]
+    for a, b in pairs:
+        if a < 0 or b < 0:
+            raise _invalid(f"Paddings must be non-negative: {a} {b}")
+    return pairs
+
+
+def _pad_with(x: np.ndarray, pairs: list[tuple[int, int]], value) -> np.ndarray:
+    out = np.empty([d + a + b for d, (a, b) in zip(x.shape, pairs)], dtype=x.dtype)
+    out.fill(value)
+    out[tuple(slice(a, a + d) for d, (a, _) in zip(x.shape, pairs))] = x
+    return out
+
+
+@register_kernel("Pad")
+def _pad(ctx: KernelContext):
+    del ctx
+
+    def compute(x, paddings):
+        x = np.asarray(x)
+        pairs = _check_paddings(x, paddings)
+        return (_pad_with(x, pairs, b"" if x.dtype.kind == "O" else 0),)
+
+    return compute
+
+
+@register_kernel("PadV2")
+def _pad_v2(ctx: KernelContext):
+    del ctx
+
+    def compute(x, paddings, constant_values):
+        x = np.asarray(x)
+        pairs = _check_paddings(x, paddings)
+        if np.ndim(constant_values) != 0:
+            raise _invalid(f"constant_values must be a scalar. Found: "
+                           f"{_shape_str(np.shape(constant_values))}")
+        return (_pad_with(x, pairs, np.asarray(constant_values)[()]),)
+
+    return compute
+
+
+@register_kernel("MirrorPad")
+def _mirror_pad(ctx: KernelContext):
+    mode = ctx.node_def.attr["mode"].s.decode()
+    offset = 0 if mode == "SYMMETRIC" else 1
+
+    def compute(x, paddings):
+        x = np.asarray(x)
+        pairs = _check_paddings(x, paddings)
+        for i, (a, b) in enumerate(pairs):
+            if a > x.shape[i] - offset or b > x.shape[i] - offset:
+                raise _invalid(f"paddings must be no greater than the dimension size: {a}, {b} "
+                               f"greater than {x.shape[i] - offset}")
+        return (np.pad(x, pairs, mode="symmetric" if offset == 0 else "reflect"),)
+
+    return compute
+
+
+@register_kernel("ReverseV2")
+def _reverse(ctx: KernelContext):
+    del ctx
+
+    def compute(x, axis):
+        x = np.asarray(x)
+        rank = x.ndim
+        axes = []
+        for a in _ints(axis):
+            if not -rank <= a < rank:
+                raise _invalid(f"'axis'[{len(axes)}] = {a} is out of valid range [0, "
+                               f"{rank - 1}")
+            a = a + rank if a < 0 else a
+            if a in axes:
+                raise _invalid(f"axis {a} specified more than once.")
+            axes.append(a)
+        return (np.flip(x, axis=tuple(axes)) if axes else x,)
+
+    return compute
+
+
+# -- creation ---------------------------------------------------------------------------------
+
+@register_kernel("Fill")
+def _fill(ctx: KernelContext):
+    del ctx
+
+    def compute(dims, value):
+        if np.ndim(dims) != 1:
+            raise _invalid(f"dims must represent a vector, got shape "
+                           f"{_shape_str(np.shape(dims))}")
+        if np.ndim(value) != 0:
+            raise _invalid(f"value must represent a scalar, got shape "
+                           f"{_shape_str(np.shape(value))}")
+        d = _ints(dims)
+        for v in d:
+            if v < 0:
+                raise _invalid(f"Dimension {v} must be >= 0")
+        value = np.asarray(value)
+        out = np.empty(d, dtype=value.dtype)
+        out.fill(value[()])
+        return (out,)
+
+    return compute
+
+
+@register_kernel("ZerosLike")
+def _zeros_like(ctx: KernelContext):
+    del ctx
+    return lambda x: (_zeros(np.shape(x), np.asarray(x).dtype),)
+
+
+@register_kernel("OnesLike")
+def _ones_like(ctx: KernelContext):
+    del ctx
+    return lambda x: (np.ones_like(np.asarray(x)),)
+
+
+@register_kernel("OneHot")
+def _one_hot(ctx: KernelContext):
+    axis_attr = ctx.node_def.attr["axis"].i
+
+    def compute(indices, depth, on_value, off_value):
+        indices = np.asarray(indices)
+        if np.ndim(depth) != 0:
+            raise _invalid(f"depth must be a scalar, but got: {_shape_str(np.shape(depth))}")
+        if np.ndim(on_value) != 0:
+            raise _invalid(f"on_value must be a scalar, but got: "
+                           f"{_shape_str(np.shape(on_value))}")
+        if np.ndim(off_value) != 0:
+            raise _invalid(f"off_value must be a scalar, but got: "
+                           f"{_shape_str(np.shape(off_value))}")
+        out_dims = indices.ndim + 1
+        if not (axis_attr == -1 or 0 <= axis_attr < out_dims):
+            raise _invalid(f"Expected axis to be -1 or between [0, {out_dims}).  But received: "
+                           f"{axis_attr}")
+        d = int(depth)
+        if d < 0:
+            raise _invalid(f"depth must be non-negative, got: {d}")
+        on, off = np.asarray(on_value), np.asarray(off_value)
+        hot = indices[..., None].astype(np.int64) == np.arange(d, dtype=np.int64)
+        out = np.where(hot, on, off).astype(on.dtype, copy=False)
+        if axis_attr != -1:
+            out = np.moveaxis(out, -1, axis_attr)
+        return (out,)
+
+    return compute
+
+
+# -- shapes -------------------------------------------------------------------------------------
+
+@register_kernel("Shape")
+def _shape(ctx: KernelContext):
+    dtype = ctx.attr("out_type").as_numpy_dtype
+    return lambda x: (np.array(np.shape(x), dtype=dtype),)
+
+
+@register_kernel("ShapeN")
+def _shape_n(ctx: KernelContext):
+    dtype = ctx.attr("out_type").as_numpy_dtype
+    return lambda *xs: tuple(np.array(np.shape(x), dtype=dtype) for x in xs)
+
+
+@register_kernel("Size")
+def _size(ctx: KernelContext):
+    dtype = ctx.attr("out_type").as_numpy_dtype
+    return lambda x: (np.array(np.size(x), dtype=dtype),)
+
+
+@register_kernel("Rank")
+def _rank(ctx: KernelContext):
+    del ctx
+    return lambda x: (np.array(np.ndim(x), dtype=np.int32),)
+
+
+register_kernel("StopGradient")(identity_kernel)
+register_kernel("PreventGradient")(identity_kernel)
+
+
+@register_kernel("IdentityN")
+def _identity_n(ctx: KernelContext):
+    del ctx
+    return lambda *xs: tuple(xs)
+
+
+# -- segment sums ------------------------------------------------------------------------------
+
+@register_kernel("UnsortedSegmentSum")
+def _unsorted_segment_sum(ctx: KernelContext):
+    del ctx
+
+    def compute(data, segment_ids, num_segments):
+        data = np.asarray(data)
+        ids = np.asarray(segment_ids)
+        if np.ndim(num_segments) != 0:
+            raise _invalid(f"num_segments should be a scalar, not shape "
+                           f"{_shape_str(np.shape(num_segments))}")
+        n = int(num_segments)
+        if data.shape[:ids.ndim] != ids.shape:
+            raise _invalid(f"data.shape = {_shape_str(data.shape)} does not start with "
+                           f"segment_ids.shape = {_shape_str(ids.shape)}")
+        if n < 0:
+            raise _invalid(f"Input num_segments == {n} must not be negative.")
+        flat_ids = ids.reshape(-1).astype(np.int64)
+        flat = data.reshape((flat_ids.size,) + data.shape[ids.ndim:])
+        bad = np.nonzero(flat_ids >= n)[0]
+        if bad.size:
+            pos = np.unravel_index(bad[0], ids.shape) if ids.ndim else ()
+            where = ",".join(str(int(p)) for p in pos)
+            raise _invalid(f"segment_ids[{where}] = {flat_ids[bad[0]]} is out of range [0, {n})")
+        out = np.zeros((n,) + data.shape[ids.ndim:], dtype=data.dtype)
+        keep = flat_ids >= 0
+        np.add.at(out, flat_ids[keep], flat[keep])
+        return (out,)
 
     return compute
