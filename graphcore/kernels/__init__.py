@@ -11,4 +11,5 @@ from graphcore.kernels import (  # noqa: F401 - imported for their registrations
     runtime_kernels,
     state_kernels,
     summary_kernels,
+    training_kernels,
 )

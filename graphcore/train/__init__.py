@@ -1,6 +1,17 @@
 """tf.train: optimizers, Saver, and training utilities."""
 
 # ruff: noqa: F401, F403
+from graphcore.train import slot_creator, training_ops  # noqa: F401 - registers the ops
+from graphcore.train.adagrad import *
+from graphcore.train.adam import *
 from graphcore.train.device_setter import *
+from graphcore.train.gradient_descent import *
+from graphcore.train.learning_rate_decay import *
+from graphcore.train.momentum import *
+from graphcore.train.monitored_session import *
+from graphcore.train.optimizer import *
+from graphcore.train.rmsprop import *
 from graphcore.train.saver import *
 from graphcore.train.server_lib import *
+from graphcore.train.session_run_hook import *
+from graphcore.train.training_util import *

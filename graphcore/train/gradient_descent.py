@@ -1,0 +1,29 @@
+"""``tf.train.GradientDescentOptimizer``: var -= learning_rate * grad (ApplyGradientDescent)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from graphcore.framework.tensor_conversion import convert_to_tensor
+from graphcore.train import optimizer, training_ops
+
+__all__ = ["GradientDescentOptimizer"]
+
+
+class GradientDescentOptimizer(optimizer.Optimizer):
+    """Plain gradient descent; ``learning_rate`` is a float, a Tensor or a callable."""
+
+    def __init__(self, learning_rate: Any, use_locking: bool = False,
+                 name: str = "GradientDescent"):
+        super().__init__(use_locking, name)
+        self._learning_rate = learning_rate
+        self._learning_rate_tensor = None
+
+    def _apply_dense(self, grad, var):
+        return training_ops.apply_gradient_descent(
+            var, optimizer.cast(self._learning_rate_tensor, var.dtype.base_dtype), grad,
+            use_locking=self._use_locking).op
+
+    def _prepare(self):
+        learning_rate = self._call_if_callable(self._learning_rate)
+        self._learning_rate_tensor = convert_to_tensor(learning_rate, name="learning_rate")

@@ -1,0 +1,249 @@
+"""``MonitoredTrainingSession``: a training session that initializes or restores,
+saves checkpoints, runs hooks, and recovers from lost tasks.
+
+When a step fails with UnavailableError or AbortedError (a dead ps or worker actor
+on Ray, for instance), the session is closed, a new one is created (which creates
+new task actors), the variables are restored from the latest checkpoint, and the
+step is retried, as TF's ``_RecoverableSession`` does.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+from typing import Any
+
+from graphcore.client.session import Session
+from graphcore.framework import errors
+from graphcore.framework import ops as ops_lib
+from graphcore.ops import control_flow_ops, variables
+from graphcore.train import session_run_hook as hooks_lib
+from graphcore.train.session_run_hook import SessionRunContext, SessionRunValues
+
+__all__ = ["MonitoredTrainingSession", "MonitoredSession", "Scaffold",
+           "SingularMonitoredSession"]
+
+_log = logging.getLogger("graphcore.train")
+
+USE_DEFAULT = object()
+_RECOVERABLE = (errors.UnavailableError, errors.AbortedError)
+
+
+class Scaffold:
+    """The ops a monitored session needs, built before the graph is finalized:
+    init_op, ready_op (uninitialized-variable report), local_init_op, saver."""
+
+    def __init__(self, init_op: Any = None, init_feed_dict: dict | None = None,
+                 init_fn: Any = None, ready_op: Any = None,
+                 ready_for_local_init_op: Any = None, local_init_op: Any = None,
+                 summary_op: Any = None, saver: Any = None, copy_from_scaffold: Any = None):
+        del ready_for_local_init_op, copy_from_scaffold
+        self.init_op = init_op
+        self.init_feed_dict = init_feed_dict
+        self.init_fn = init_fn
+        self.ready_op = ready_op
+        self.local_init_op = local_init_op
+        self.summary_op = summary_op
+        self.saver = saver
+        self._finalized = False
+
+    def finalize(self) -> Scaffold:
+        if self._finalized:
+            return self
+        if self.init_op is None:
+            self.init_op = variables.global_variables_initializer()
+        if self.ready_op is None:
+            self.ready_op = variables.report_uninitialized_variables()
+        if self.local_init_op is None:
+            self.local_init_op = control_flow_ops.group(
+                variables.local_variables_initializer())
+        if self.saver is None:
+            savers = ops_lib.get_collection(ops_lib.GraphKeys.SAVERS)
+            if savers:
+                self.saver = savers[0]
+            else:
+                from graphcore.train.saver import Saver
+
+                self.saver = Saver(allow_empty=True, sharded=False)
+                ops_lib.add_to_collection(ops_lib.GraphKeys.SAVERS, self.saver)
+        ops_lib.get_default_graph().finalize()
+        self._finalized = True
+        return self
+
+
+class MonitoredSession:
+    """Runs steps with hooks; creates, initializes or restores, and recreates its
+    session after recoverable errors."""
+
+    def __init__(self, master: str = "", is_chief: bool = True,
+                 checkpoint_dir: str | None = None, scaffold: Scaffold | None = None,
+                 hooks: list | None = None, config: Any = None, max_wait_secs: float = 7200,
+                 max_recoveries: int = 10):
+        self._graph = ops_lib.get_default_graph()
+        self._master = master
+        self._is_chief = is_chief
+        self._checkpoint_dir = checkpoint_dir
+        self._config = config
+        self._max_wait_secs = max_wait_secs
+        self._max_recoveries = max_recoveries
+        self._hooks = list(hooks or [])
+        self._stop_requested = False
+        self._closed = False
+        self.recoveries = 0
+        with self._graph.as_default():
+            for hook in self._hooks:
+                hook.begin()
+            self._scaffold = (scaffold or Scaffold()).finalize()
+        self._sess = self._create_session()
+
+    # -- session lifecycle ------------------------------------------------------------
+    def _create_session(self) -> Session:
+        sess = Session(self._master, graph=self._graph, config=self._config)
+        scaffold = self._scaffold
+        if self._is_chief:
+            restored = False
+            if self._checkpoint_dir:
+                from graphcore.train.saver import latest_checkpoint
+
+                path = latest_checkpoint(self._checkpoint_dir)
+                if path:
+                    scaffold.saver.restore(sess, path)
+                    restored = True
+                    _log.info("Restored from %s", path)
+            if not restored:
+                sess.run(scaffold.init_op, feed_dict=scaffold.init_feed_dict)
+                if scaffold.init_fn is not None:
+                    scaffold.init_fn(scaffold, sess)
+        else:
+            deadline = time.time() + self._max_wait_secs
+            while len(sess.run(scaffold.ready_op)) > 0:
+                if time.time() > deadline:
+                    raise errors.DeadlineExceededError(
+                        None, None, "Session was not ready after waiting "
+                                    f"{self._max_wait_secs} secs.")
+                time.sleep(0.5)
+        sess.run(scaffold.local_init_op)
+        for hook in self._hooks:
+            hook.after_create_session(sess, None)
+        return sess
+
+    def _recover(self, error: BaseException) -> None:
+        self.recoveries += 1
+        if self.recoveries > self._max_recoveries:
+            raise error
+        _log.warning("%s: %s. Closing the session and creating a new one from the latest "
+                     "checkpoint.", type(error).__name__, error)
+        try:
+            self._sess.close()
+        except Exception:
+            pass
+        self._sess = self._create_session()
+
+    # -- running ----------------------------------------------------------------------
+    @property
+    def graph(self) -> ops_lib.Graph:
+        return self._graph
+
+    def should_stop(self) -> bool:
+        return self._stop_requested or self._closed
+
+    def run(self, fetches: Any, feed_dict: Any = None, options: Any = None,
+            run_metadata: Any = None) -> Any:
+        while True:
+            try:
+                return self._run_with_hooks(fetches, feed_dict, options, run_metadata)
+            except _RECOVERABLE as e:
+                self._recover(e)
+
+    def _run_with_hooks(self, fetches: Any, feed_dict: Any, options: Any,
+                        run_metadata: Any) -> Any:
+        context = SessionRunContext((fetches, feed_dict), self._sess)
+        extra = []
+        feeds = dict(feed_dict or {})
+        for hook in self._hooks:
+            args = hook.before_run(context)
+            extra.append(args)
+            if args is not None and args.feed_dict:
+                feeds.update(args.feed_dict)
+        hook_fetches = [a.fetches if a is not None else None for a in extra]
+        results = self._sess.run({"caller": fetches, "hooks": [
+            f if f is not None else [] for f in hook_fetches]}, feed_dict=feeds or None,
+            options=options, run_metadata=run_metadata)
+        for hook, value in zip(self._hooks, results["hooks"]):
+            hook.after_run(context, SessionRunValues(results=value, options=options,
+                                                     run_metadata=run_metadata))
+        if context.stop_requested:
+            self._stop_requested = True
+        return results["caller"]
+
+    def run_step_fn(self, step_fn: Any) -> Any:
+        return step_fn(_StepContext(self))
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        try:
+            for hook in self._hooks:
+                hook.end(self._sess)
+        finally:
+            self._sess.close()
+            self._closed = True
+            self._graph._unsafe_unfinalize()
+
+    def __enter__(self) -> MonitoredSession:
+        return self
+
+    def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> bool:
+        self.close()
+        return exc_type is errors.OutOfRangeError
+
+
+class _StepContext:
+    def __init__(self, monitored: MonitoredSession):
+        self._monitored = monitored
+        self.session = monitored._sess
+
+    def run_with_hooks(self, *args: Any, **kwargs: Any) -> Any:
+        return self._monitored.run(*args, **kwargs)
+
+    def request_stop(self) -> None:
+        self._monitored._stop_requested = True
+
+
+SingularMonitoredSession = MonitoredSession
+
+
+def MonitoredTrainingSession(master: str = "", is_chief: bool = True,  # noqa: N802
+                             checkpoint_dir: str | None = None, scaffold: Scaffold | None = None,
+                             hooks: list | None = None, chief_only_hooks: list | None = None,
+                             save_checkpoint_secs: Any = USE_DEFAULT,
+                             save_summaries_steps: Any = USE_DEFAULT,
+                             save_summaries_secs: Any = USE_DEFAULT, config: Any = None,
+                             stop_grace_period_secs: int = 120, log_step_count_steps: int = 100,
+                             max_wait_secs: float = 7200, save_checkpoint_steps: Any = USE_DEFAULT,
+                             summary_dir: str | None = None,
+                             save_graph_def: bool = True) -> MonitoredSession:
+    """TF1's training session: the chief initializes (or restores from
+    ``checkpoint_dir``) and saves checkpoints every ``save_checkpoint_steps`` steps or
+    ``save_checkpoint_secs`` seconds (default 600 s); other workers wait until the
+    variables are initialized.  Recoverable errors recreate the session and restore."""
+    del save_summaries_steps, save_summaries_secs, stop_grace_period_secs
+    del log_step_count_steps, summary_dir, save_graph_def
+    all_hooks = list(hooks or [])
+    if is_chief:
+        all_hooks += list(chief_only_hooks or [])
+        if checkpoint_dir:
+            if save_checkpoint_steps is USE_DEFAULT and save_checkpoint_secs is USE_DEFAULT:
+                save_checkpoint_secs, save_checkpoint_steps = 600, None
+            elif save_checkpoint_steps is USE_DEFAULT:
+                save_checkpoint_steps = None
+            elif save_checkpoint_secs is USE_DEFAULT:
+                save_checkpoint_secs = None
+            if save_checkpoint_steps or save_checkpoint_secs:
+                os.makedirs(checkpoint_dir, exist_ok=True)
+                all_hooks.append(hooks_lib.CheckpointSaverHook(
+                    checkpoint_dir, save_secs=save_checkpoint_secs,
+                    save_steps=save_checkpoint_steps, scaffold=scaffold))
+    return MonitoredSession(master, is_chief, checkpoint_dir, scaffold, all_hooks, config,
+                            max_wait_secs)

@@ -1,0 +1,126 @@
+"""The dense training ops on ref variables (TF's ``training_ops.cc``): ApplyGradientDescent,
+ApplyMomentum, ApplyAdagrad, ApplyAdagradV2, ApplyAdam, ApplyRMSProp, ApplyCenteredRMSProp.
+
+Each takes the variable (and its slots) as ``Ref(T)`` inputs, updates them in place and
+returns the variable's ref.  The wrappers below are ``gen_training_ops``' Python names;
+TF1's ``tf.train`` does not export them, so ``__all__`` is empty.  Kernels live in
+:mod:`graphcore.kernels.training_kernels`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from graphcore.framework import gradient_registry, op_registry
+from graphcore.framework import ops as ops_lib
+from graphcore.framework import tensor_shape as shape_lib
+from graphcore.framework.op_def_library import apply_op
+
+__all__: list[str] = []
+
+
+def _apply_shape_fn(n_refs: int, scalars: tuple[int, ...], grad: int):
+    """Shape function of an Apply* op: the refs (inputs ``0..n_refs-1``) and the gradient
+    (input ``grad``) merge into the output's shape; inputs in ``scalars`` are rank 0."""
+
+    def shape_fn(op: ops_lib.Operation) -> list:
+        shape = shape_lib.unknown_shape()
+        for i in (*range(n_refs), grad):
+            shape = shape.merge_with(op._inputs[i].shape)
+        for i in scalars:
+            s = op._inputs[i].shape
+            if s.ndims is not None and s.ndims != 0:
+                raise ValueError(f"Shape must be rank 0 but is rank {s.ndims}")
+        return [shape]
+
+    return shape_fn
+
+
+def _register(op_type: str, refs: list[str], values: list[str], grad_index: int,
+              extra_attrs: tuple[str, ...] = ()) -> None:
+    builder = op_registry.register_op(op_type)
+    for name in refs:
+        builder.input(f"{name}: Ref(T)")
+    for name in values:
+        builder.input(f"{name}: T")
+    builder.output("out: Ref(T)").attr("T: numbertype").attr("use_locking: bool = false")
+    for spec in extra_attrs:
+        builder.attr(spec)
+    n = len(refs) + len(values)
+    scalars = tuple(i for i in range(len(refs), n) if i != grad_index)
+    builder.shape_fn(_apply_shape_fn(len(refs), scalars, grad_index))
+    gradient_registry.NotDifferentiable(op_type)
+
+
+_register("ApplyGradientDescent", ["var"], ["alpha", "delta"], 2)
+_register("ApplyMomentum", ["var", "accum"], ["lr", "grad", "momentum"], 3,
+          ("use_nesterov: bool = false",))
+_register("ApplyAdagrad", ["var", "accum"], ["lr", "grad"], 3, ("update_slots: bool = true",))
+_register("ApplyAdagradV2", ["var", "accum"], ["lr", "epsilon", "grad"], 4,
+          ("update_slots: bool = true",))
+_register("ApplyAdam", ["var", "m", "v"],
+          ["beta1_power", "beta2_power", "lr", "beta1", "beta2", "epsilon", "grad"], 9,
+          ("use_nesterov: bool = false",))
+_register("ApplyRMSProp", ["var", "ms", "mom"], ["lr", "rho", "momentum", "epsilon", "grad"], 7)
+_register("ApplyCenteredRMSProp", ["var", "mg", "ms", "mom"],
+          ["lr", "rho", "momentum", "epsilon", "grad"], 8)
+
+
+def apply_gradient_descent(var: Any, alpha: Any, delta: Any, use_locking: bool = False,
+                           name: str | None = None) -> ops_lib.Tensor:
+    """var -= alpha * delta."""
+    return apply_op("ApplyGradientDescent", name=name, var=var, alpha=alpha, delta=delta,
+                    use_locking=use_locking).outputs[0]
+
+
+def apply_momentum(var: Any, accum: Any, lr: Any, grad: Any, momentum: Any,
+                   use_locking: bool = False, use_nesterov: bool = False,
+                   name: str | None = None) -> ops_lib.Tensor:
+    """accum = accum * momentum + grad; var -= lr * accum (Nesterov: lr * (grad +
+    momentum * accum))."""
+    return apply_op("ApplyMomentum", name=name, var=var, accum=accum, lr=lr, grad=grad,
+                    momentum=momentum, use_locking=use_locking,
+                    use_nesterov=use_nesterov).outputs[0]
+
+
+def apply_adagrad(var: Any, accum: Any, lr: Any, grad: Any, use_locking: bool = False,
+                  update_slots: bool = True, name: str | None = None) -> ops_lib.Tensor:
+    """accum += grad ** 2; var -= lr * grad / sqrt(accum)."""
+    return apply_op("ApplyAdagrad", name=name, var=var, accum=accum, lr=lr, grad=grad,
+                    use_locking=use_locking, update_slots=update_slots).outputs[0]
+
+
+def apply_adagrad_v2(var: Any, accum: Any, lr: Any, epsilon: Any, grad: Any,
+                     use_locking: bool = False, update_slots: bool = True,
+                     name: str | None = None) -> ops_lib.Tensor:
+    """accum += grad ** 2; var -= lr * grad / (sqrt(accum) + epsilon)."""
+    return apply_op("ApplyAdagradV2", name=name, var=var, accum=accum, lr=lr, epsilon=epsilon,
+                    grad=grad, use_locking=use_locking, update_slots=update_slots).outputs[0]
+
+
+def apply_adam(var: Any, m: Any, v: Any, beta1_power: Any, beta2_power: Any, lr: Any,
+               beta1: Any, beta2: Any, epsilon: Any, grad: Any, use_locking: bool = False,
+               use_nesterov: bool = False, name: str | None = None) -> ops_lib.Tensor:
+    """The Adam update (TF's formulation with the bias correction folded into lr)."""
+    return apply_op("ApplyAdam", name=name, var=var, m=m, v=v, beta1_power=beta1_power,
+                    beta2_power=beta2_power, lr=lr, beta1=beta1, beta2=beta2, epsilon=epsilon,
+                    grad=grad, use_locking=use_locking, use_nesterov=use_nesterov).outputs[0]
+
+
+def apply_rms_prop(var: Any, ms: Any, mom: Any, lr: Any, rho: Any, momentum: Any,
+                   epsilon: Any, grad: Any, use_locking: bool = False,
+                   name: str | None = None) -> ops_lib.Tensor:
+    """ms = rho * ms + (1 - rho) * grad ** 2; mom = momentum * mom + lr * grad /
+    sqrt(ms + epsilon); var -= mom."""
+    return apply_op("ApplyRMSProp", name=name, var=var, ms=ms, mom=mom, lr=lr, rho=rho,
+                    momentum=momentum, epsilon=epsilon, grad=grad,
+                    use_locking=use_locking).outputs[0]
+
+
+def apply_centered_rms_prop(var: Any, mg: Any, ms: Any, mom: Any, lr: Any, rho: Any,
+                            momentum: Any, epsilon: Any, grad: Any, use_locking: bool = False,
+                            name: str | None = None) -> ops_lib.Tensor:
+    """RMSProp normalized by the centered second moment ms - mg ** 2."""
+    return apply_op("ApplyCenteredRMSProp", name=name, var=var, mg=mg, ms=ms, mom=mom, lr=lr,
+                    rho=rho, momentum=momentum, epsilon=epsilon, grad=grad,
+                    use_locking=use_locking).outputs[0]
