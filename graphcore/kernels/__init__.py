@@ -5,6 +5,7 @@ from graphcore.kernels import (  # noqa: F401 - imported for their registrations
     array_kernels,
     control_kernels,
     gpu_kernels,
+    io_kernels,
     math_kernels,
     nn_kernels,
     random_kernels,

@@ -18,7 +18,8 @@ import graphcore.protobuf as gc_protobuf  # noqa: E402
 
 # config.proto is deliberately a subset of TensorFlow's; every other file is complete.
 SUBSET_FILES = {"config"}
-TF_PACKAGES = ("tensorflow.core.framework", "tensorflow.core.protobuf", "tensorflow.core.util")
+TF_PACKAGES = ("tensorflow.core.framework", "tensorflow.core.protobuf", "tensorflow.core.util",
+               "tensorflow.python.training")
 
 OUR_MODULES = {
     info.name[: -len("_pb2")]: importlib.import_module(f"graphcore.protobuf.{info.name}")

@@ -1,0 +1,146 @@
+"""CPU kernels of the checkpoint ops (SaveV2, RestoreV2, MergeV2Checkpoints,
+ShardedFilename), reading and writing TensorFlow's V2 checkpoint format through
+:mod:`graphcore.train.checkpoint_format`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from graphcore.framework import errors
+from graphcore.kernels.registry import KernelContext, register_kernel
+from graphcore.ops import io_ops  # noqa: F401 - the op registrations these kernels serve
+
+
+def _fmt():
+    # Imported on first use: graphcore.train pulls in much of graphcore.
+    from graphcore.train import checkpoint_format
+
+    return checkpoint_format
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, np.ndarray):
+        value = value.item() if value.size == 1 else value
+    if isinstance(value, bytes):
+        return value.decode("utf-8", "surrogateescape")
+    return str(value)
+
+
+def _shape_text(shape: tuple) -> str:
+    return "[" + ",".join(str(d) for d in shape) + "]" if shape else "[]"
+
+
+def _strings(value: Any) -> list[str]:
+    return [_text(v) for v in np.asarray(value, dtype=object).reshape(-1)]
+
+
+def _validate(prefix: Any, tensor_names: Any, shape_and_slices: Any) -> tuple[str, list, list]:
+    """TF's ValidateInputs of SaveV2/RestoreV2."""
+    prefix = np.asarray(prefix, dtype=object)
+    if prefix.size != 1:
+        raise errors.InvalidArgumentError(
+            None, None, f"Input prefix should have a single element, got {prefix.size} "
+                        "instead.")
+    names = np.asarray(tensor_names, dtype=object)
+    slices = np.asarray(shape_and_slices, dtype=object)
+    if names.ndim != 1 or slices.ndim != 1:
+        raise errors.InvalidArgumentError(
+            None, None, "Input tensor_names and shape_and_slices should be an 1-D tensors, got "
+                        f"{_shape_text(names.shape)} and {_shape_text(slices.shape)} instead.")
+    if names.size != slices.size:
+        raise errors.InvalidArgumentError(
+            None, None, "tensor_names and shape_and_slices have different number of elements: "
+                        f"{names.size} vs. {slices.size}")
+    return _text(prefix.reshape(-1)[0]), _strings(names), _strings(slices)
+
+
+def _check_whole(names: list[str], slices: list[str], op: str) -> None:
+    for name, spec in zip(names, slices):
+        if spec:
+            raise errors.UnimplementedError(
+                None, None, f"{op}: shape_and_slices '{spec}' for tensor {name}: saving and "
+                            "restoring slices (partitioned variables) is not supported")
+
+
+@register_kernel("SaveV2")
+def _save_v2(ctx: KernelContext):
+    dtypes = ctx.attr("dtypes")
+    fmt = _fmt()
+
+    def compute(prefix, tensor_names, shape_and_slices, *tensors):
+        path, names, slices = _validate(prefix, tensor_names, shape_and_slices)
+        if len(names) != len(tensors):
+            raise errors.InvalidArgumentError(
+                None, None, f"Got {len(names)} tensor names but {len(tensors)} tensors.")
+        _check_whole(names, slices, "SaveV2")
+        writer = fmt.BundleWriter(path)
+        try:
+            for name, dtype, value in zip(names, dtypes, tensors):
+                writer.add(name, value, dtype)
+        except OSError as e:
+            writer.abort()
+            raise fmt.os_error(e, f"Failed to write checkpoint {path}") from None
+        except BaseException:
+            writer.abort()
+            raise
+        writer.finish()
+        return ()
+
+    return compute
+
+
+@register_kernel("RestoreV2")
+def _restore_v2(ctx: KernelContext):
+    dtypes = ctx.attr("dtypes")
+    fmt = _fmt()
+
+    def compute(prefix, tensor_names, shape_and_slices):
+        path, names, slices = _validate(prefix, tensor_names, shape_and_slices)
+        if len(names) != len(dtypes):
+            raise errors.InvalidArgumentError(
+                None, None, f"Got {len(names)} tensor names but {len(dtypes)} dtypes.")
+        _check_whole(names, slices, "RestoreV2")
+        reader = fmt.BundleReader(path)
+        out = []
+        for name, dtype in zip(names, dtypes):
+            stored = reader.dtype(name)
+            if stored != dtype:
+                raise errors.InvalidArgumentError(
+                    None, None, f"tensor_name = {name}; expected dtype {dtype.name} does not "
+                                f"equal original dtype {stored.name}")
+            out.append(reader.read(name))
+        return tuple(out)
+
+    return compute
+
+
+@register_kernel("MergeV2Checkpoints")
+def _merge_v2(ctx: KernelContext):
+    delete_old_dirs = ctx.node_def.attr["delete_old_dirs"].b
+    allow_missing = ctx.node_def.attr["allow_missing_files"].b
+    fmt = _fmt()
+
+    def compute(checkpoint_prefixes, destination_prefix):
+        sources = _strings(checkpoint_prefixes)
+        dest = np.asarray(destination_prefix, dtype=object)
+        if dest.size != 1:
+            raise errors.InvalidArgumentError(
+                None, None, "Input destination_prefix should be a scalar tensor, got "
+                            f"{_shape_text(dest.shape)} instead.")
+        fmt.merge_bundles(sources, _text(dest), delete_old_dirs, allow_missing)
+        return ()
+
+    return compute
+
+
+@register_kernel("ShardedFilename")
+def _sharded_filename(ctx: KernelContext):
+    del ctx
+
+    def compute(basename, shard, num_shards):
+        name = f"{_text(basename)}-{int(shard):05d}-of-{int(num_shards):05d}"
+        return (np.array(name.encode("utf-8", "surrogateescape"), dtype=object),)
+
+    return compute
