@@ -129,6 +129,11 @@ def _feed_value(tensor: ops_lib.Tensor, value: Any) -> np.ndarray:
     if not tensor.shape.is_compatible_with(arr.shape):
         raise ValueError(f"Cannot feed value of shape {arr.shape!r} for Tensor "
                          f"{tensor.name!r}, which has shape {tensor.shape!r}")
+    if arr.flags.writeable:
+        # The engine shares the caller's buffer; a read-only view keeps kernels from
+        # writing into it and makes fetches that alias it come back as copies.
+        arr = arr.view()
+        arr.flags.writeable = False
     return arr
 
 

@@ -136,7 +136,8 @@ def _convert_list(op_type: str, arg: Any, values: Any, inferred: dict,
         raise TypeError(f"Expected list for '{arg.name}' argument to '{op_type}' Op, not "
                         f"{values!r}.")
     if arg.type_list_attr:
-        tensors = [convert_to_tensor(v, as_ref=arg.is_ref) for v in values]
+        tensors = [convert_to_tensor(v, as_ref=arg.is_ref, name=f"{arg.name}_{i}")
+                   for i, v in enumerate(values)]
         types = [t.dtype.base_dtype for t in tensors]
         if arg.type_list_attr in inferred:
             if inferred[arg.type_list_attr] != types:
@@ -157,7 +158,8 @@ def _convert_list(op_type: str, arg: Any, values: Any, inferred: dict,
             if isinstance(v, ops_lib.Tensor) or hasattr(v, "_as_graph_element"):
                 dtype = v.dtype.base_dtype
                 break
-    tensors = [convert_to_tensor(v, dtype=dtype, as_ref=arg.is_ref) for v in values]
+    tensors = [convert_to_tensor(v, dtype=dtype, as_ref=arg.is_ref, name=f"{arg.name}_{i}")
+               for i, v in enumerate(values)]
     if tensors and dtype is None:
         dtype = tensors[0].dtype.base_dtype
     for t in tensors:

@@ -73,7 +73,8 @@ def _default_grad_ys(ys: list[ops_lib.Tensor], grad_ys: list) -> list:
             if not _is_trainable(y):
                 raise TypeError(f"Gradients of complex tensors or ints must set grad_ys "
                                 f"(y.dtype = {y.dtype.base_dtype.name})")
-            out.append(array_ops.ones_like(y, name=f"grad_ys_{i}"))
+            out.append(array_ops.ones(array_ops.shape(y), dtype=y.dtype.base_dtype,
+                                      name=f"grad_ys_{i}"))
         else:
             out.append(convert_to_tensor(gy, dtype=y.dtype.base_dtype, name=f"grad_ys_{i}"))
     return out

@@ -653,7 +653,9 @@ def test_op_def_matches_tf(op_type):
 
 
 def test_every_registered_op_has_a_tf_counterpart():
-    missing = [n for n in op_registry.registered_ops() if op_def_registry.get(n) is None]
+    # Test-only ops other test modules register (GraphcoreTest*) have no TF counterpart.
+    missing = [n for n in op_registry.registered_ops()
+               if op_def_registry.get(n) is None and not n.startswith("GraphcoreTest")]
     assert missing == []
 
 
