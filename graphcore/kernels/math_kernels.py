@@ -1,24 +1,586 @@
-"""CPU (numpy) kernels of the math ops."""
+"""CPU (numpy) kernels of the math ops.
+
+Every kernel returns exactly TF's output dtype and never writes into its inputs (they
+may be read-only); runtime errors are TF's InvalidArgumentErrors with TF's messages.
+"""
 
 from __future__ import annotations
 
 import numpy as np
 
+from graphcore.framework import errors
 from graphcore.kernels.registry import KernelContext, register_kernel
 
 
-def _binary(np_fn):
+def _invalid(message: str) -> errors.InvalidArgumentError:
+    return errors.InvalidArgumentError(None, None, message)
+
+
+def _st(shape: tuple) -> str:
+    return "[" + ",".join(str(d) for d in shape) + "]"
+
+
+def _out(ctx: KernelContext, index: int = 0) -> np.dtype:
+    return np.dtype(ctx.output_types[index].base_dtype.as_numpy_dtype)
+
+
+def _in(ctx: KernelContext, index: int = 0) -> np.dtype:
+    return np.dtype(ctx.input_types[index].base_dtype.as_numpy_dtype)
+
+
+def _is_int(dtype: np.dtype) -> bool:
+    return dtype.kind in "iu"
+
+
+def _is_low_float(dtype: np.dtype) -> bool:
+    """half and bfloat16: computed in float32 and rounded once, as Eigen does."""
+    return (dtype.kind == "f" and dtype.itemsize < 4) or dtype.name == "bfloat16"
+
+
+def _incompatible(x, y) -> errors.InvalidArgumentError:
+    return _invalid(f"Incompatible shapes: {_st(np.shape(x))} vs. {_st(np.shape(y))}")
+
+
+def _cast_to(value, dtype: np.dtype):
+    value = np.asarray(value)
+    return value if value.dtype == dtype else value.astype(dtype)
+
+
+# -- elementwise binary ----------------------------------------------------------------------
+
+def _binary(fn, check=None, low_float_work: bool = False):
+    """A broadcasting binary kernel: ``fn(x, y)``; ``check(x, y)`` may raise first."""
+
     def factory(ctx: KernelContext):
-        del ctx
-        return lambda x, y: (np_fn(x, y),)
+        out = _out(ctx)
+        work = np.dtype(np.float32) if low_float_work and _is_low_float(out) else None
+
+        def compute(x, y):
+            if check is not None:
+                check(x, y)
+            try:
+                with np.errstate(all="ignore"):
+                    if work is not None:
+                        r = fn(np.asarray(x, work), np.asarray(y, work))
+                    else:
+                        r = fn(x, y)
+            except ValueError:
+                if np.shape(x) != np.shape(y):
+                    try:
+                        np.broadcast_shapes(np.shape(x), np.shape(y))
+                    except ValueError:
+                        raise _incompatible(x, y) from None
+                raise
+            if getattr(r, "dtype", None) != out:
+                r = _cast_to(r, out)
+            return (r,)
+
+        return compute
+
     return factory
+
+
+def _check_int_div(x, y) -> None:
+    y = np.asarray(y)
+    if y.dtype.kind in "iu" and not np.all(y):
+        raise _invalid("Integer division by zero")
+
+
+def _trunc_div(x, y):
+    x = np.asarray(x)
+    y = np.asarray(y)
+    if x.dtype.kind in "iu":
+        q = np.floor_divide(x, y)
+        if x.dtype.kind == "i":
+            # C++ division truncates toward zero: fix up the floor when signs differ.
+            adjust = (np.remainder(x, y) != 0) & ((x < 0) != (y < 0))
+            q = q + adjust.astype(q.dtype)
+        return q
+    return np.true_divide(x, y)
+
+
+def _floor_div(x, y):
+    if np.asarray(x).dtype.kind in "iu":
+        return np.floor_divide(x, y)
+    return np.floor(np.true_divide(x, y))
+
+
+def _check_int_pow(x, y) -> None:
+    y = np.asarray(y)
+    if y.dtype.kind == "i" and np.any(y < 0):
+        raise _invalid("Integers to negative integer powers are not allowed")
+
+
+def _squared_difference(x, y):
+    d = np.subtract(x, y)
+    return d * np.conj(d) if np.iscomplexobj(d) else d * d
+
+
+def _div_no_nan(x, y):
+    y = np.asarray(y)
+    zero = y == 0
+    q = np.true_divide(x, np.where(zero, np.ones((), y.dtype), y))
+    return np.where(zero, np.zeros((), q.dtype), q)
+
+
+def _bool_out(np_fn):
+    def fn(x, y):
+        r = np_fn(x, y)
+        return r if getattr(r, "dtype", None) == np.bool_ else np.asarray(r, dtype=bool)
+    return fn
 
 
 register_kernel("AddV2")(_binary(np.add))
 register_kernel("Add")(_binary(np.add))
+register_kernel("Sub")(_binary(np.subtract))
+register_kernel("Mul")(_binary(np.multiply))
+_REALDIV_TYPES = ["bfloat16", "float16", "float32", "float64", "complex64", "complex128"]
+register_kernel("RealDiv", constraints={"T": _REALDIV_TYPES})(_binary(np.true_divide))
+register_kernel("Div")(_binary(_trunc_div, check=_check_int_div))
+register_kernel("FloorDiv")(_binary(_floor_div, check=_check_int_div))
+register_kernel("FloorMod")(_binary(np.mod, check=_check_int_div))
+register_kernel("Pow")(_binary(np.power, check=_check_int_pow, low_float_work=True))
+register_kernel("Maximum")(_binary(np.maximum))
+register_kernel("Minimum")(_binary(np.minimum))
+register_kernel("SquaredDifference")(_binary(_squared_difference))
+register_kernel("DivNoNan")(_binary(_div_no_nan))
+register_kernel("Less")(_binary(_bool_out(np.less)))
+register_kernel("LessEqual")(_binary(_bool_out(np.less_equal)))
+register_kernel("Greater")(_binary(_bool_out(np.greater)))
+register_kernel("GreaterEqual")(_binary(_bool_out(np.greater_equal)))
+register_kernel("LogicalAnd")(_binary(np.logical_and))
+register_kernel("LogicalOr")(_binary(np.logical_or))
+register_kernel("BitwiseAnd")(_binary(np.bitwise_and))
+register_kernel("BitwiseOr")(_binary(np.bitwise_or))
+register_kernel("BitwiseXor")(_binary(np.bitwise_xor))
 
 
-@register_kernel("LogicalNot")
-def _logical_not(ctx: KernelContext):
+def _equality(np_fn, incompatible_value: bool):
+    def factory(ctx: KernelContext):
+        ise = ctx.node_def.attr["incompatible_shape_error"].b
+        inner = _binary(_bool_out(np_fn))(ctx)
+
+        def compute(x, y):
+            if not ise and np.shape(x) != np.shape(y):
+                try:
+                    np.broadcast_shapes(np.shape(x), np.shape(y))
+                except ValueError:
+                    return (np.asarray(incompatible_value),)
+            return inner(x, y)
+
+        return compute
+
+    return factory
+
+
+register_kernel("Equal")(_equality(np.equal, False))
+register_kernel("NotEqual")(_equality(np.not_equal, True))
+
+
+# -- elementwise unary ---------------------------------------------------------------------
+
+def _unary(fn, low_float_work: bool = False):
+    def factory(ctx: KernelContext):
+        out = _out(ctx)
+        work = np.dtype(np.float32) if low_float_work and _is_low_float(out) else None
+
+        def compute(x):
+            with np.errstate(all="ignore"):
+                r = fn(np.asarray(x, work)) if work is not None else fn(x)
+            if getattr(r, "dtype", None) != out:
+                r = _cast_to(r, out)
+            return (r,)
+
+        return compute
+
+    return factory
+
+
+def _rsqrt(x):
+    return np.reciprocal(np.sqrt(x))
+
+
+def _sigmoid(x):
+    x = np.asarray(x)
+    if x.dtype.kind == "c":
+        return 1 / (1 + np.exp(-x))
+    # Stable on both tails: exp of a non-positive number never overflows.
+    e = np.exp(-np.abs(x))
+    return np.where(x >= 0, 1 / (1 + e), e / (1 + e)).astype(x.dtype, copy=False)
+
+
+register_kernel("LogicalNot")(_unary(np.logical_not))
+register_kernel("Invert")(_unary(np.invert))
+register_kernel("Neg")(_unary(np.negative))
+register_kernel("Abs")(_unary(np.abs))
+register_kernel("Sign")(_unary(np.sign))
+register_kernel("Square")(_unary(np.square))
+register_kernel("Sqrt")(_unary(np.sqrt, True))
+register_kernel("Rsqrt")(_unary(_rsqrt, True))
+register_kernel("Exp")(_unary(np.exp, True))
+register_kernel("Log")(_unary(np.log, True))
+register_kernel("Log1p")(_unary(np.log1p, True))
+register_kernel("Tanh")(_unary(np.tanh, True))
+register_kernel("Sigmoid")(_unary(_sigmoid, True))
+register_kernel("Conj")(_unary(np.conj))
+
+register_kernel("SqrtGrad")(_binary(lambda y, dy: dy * 0.5 / y, low_float_work=True))
+register_kernel("RsqrtGrad")(_binary(lambda y, dy: -0.5 * (dy * np.conj(y)) * (np.conj(y) ** 2),
+                                     low_float_work=True))
+register_kernel("TanhGrad")(_binary(lambda y, dy: dy * (1 - y * np.conj(y)),
+                                    low_float_work=True))
+register_kernel("SigmoidGrad")(_binary(lambda y, dy: dy * (y * (1 - y)), low_float_work=True))
+
+
+@register_kernel("Cast")
+def _cast(ctx: KernelContext):
+    src = _in(ctx)
+    dst = _out(ctx)
+    src_name = ctx.input_types[0].base_dtype.name
+    dst_name = ctx.output_types[0].base_dtype.name
+    if (src.kind in "OSU") != (dst.kind in "OSU") or "string" in (src_name, dst_name) and \
+            src_name != dst_name:
+        message = f"Cast {src_name} to {dst_name} is not supported"
+
+        def fail(x):
+            raise errors.UnimplementedError(None, None, message)
+
+        return fail
+    to_real = src.kind == "c" and dst.kind != "c"
+
+    def compute(x):
+        x = np.asarray(x)
+        if to_real:
+            x = np.real(x)
+        if dst == np.bool_:
+            return (x != 0,)
+        with np.errstate(all="ignore"):
+            return (x.astype(dst),)
+
+    return compute
+
+
+# -- select / add_n ------------------------------------------------------------------------
+
+@register_kernel("Select")
+def _select(ctx: KernelContext):
     del ctx
-    return lambda x: (np.logical_not(x),)
+
+    def compute(cond, t, e):
+        cond = np.asarray(cond)
+        t = np.asarray(t)
+        e = np.asarray(e)
+        if t.shape != e.shape:
+            raise _invalid(f"'then' and 'else' must have the same size.  but received: "
+                           f"{_st(t.shape)} vs. {_st(e.shape)}")
+        if cond.ndim == 0:
+            return (t if cond else e,)
+        if cond.shape == t.shape:
+            return (np.where(cond, t, e),)
+        if cond.ndim == 1 and t.ndim >= 1:
+            if cond.shape[0] != t.shape[0]:
+                raise _invalid(f"Number of batches of 'then' must match size of 'cond', but "
+                               f"saw: {t.shape[0]} vs. {cond.shape[0]}")
+            return (np.where(cond.reshape((-1,) + (1,) * (t.ndim - 1)), t, e),)
+        raise _invalid(f"Inputs to operation Select of type Select must have the same size "
+                       f"and shape.  Input 0: {_st(cond.shape)} != input 1: {_st(t.shape)}")
+
+    return compute
+
+
+@register_kernel("SelectV2")
+def _select_v2(ctx: KernelContext):
+    del ctx
+
+    def compute(cond, t, e):
+        try:
+            return (np.where(cond, t, e),)
+        except ValueError:
+            raise _invalid(f"condition {_st(np.shape(cond))}, then {_st(np.shape(t))}, and "
+                           f"else {_st(np.shape(e))} must be broadcastable") from None
+
+    return compute
+
+
+@register_kernel("AddN")
+def _add_n(ctx: KernelContext):
+    out = _out(ctx)
+
+    def compute(*inputs):
+        first = np.shape(inputs[0])
+        for i, v in enumerate(inputs[1:], 1):
+            if np.shape(v) != first:
+                raise _invalid(f"Inputs to operation AddN of type AddN must have the same size "
+                               f"and shape.  Input 0: {_st(first)} != input {i}: "
+                               f"{_st(np.shape(v))}")
+        with np.errstate(all="ignore"):
+            total = np.add(inputs[0], inputs[1]) if len(inputs) > 1 else np.array(inputs[0])
+            for v in inputs[2:]:
+                total = np.add(total, v)
+        return (_cast_to(total, out),)
+
+    return compute
+
+
+# -- matmul --------------------------------------------------------------------------------
+
+def _adjoint(m: np.ndarray) -> np.ndarray:
+    m = np.swapaxes(m, -1, -2)
+    return np.conj(m) if m.dtype.kind == "c" else m
+
+
+@register_kernel("MatMul")
+def _matmul(ctx: KernelContext):
+    ta = ctx.node_def.attr["transpose_a"].b
+    tb = ctx.node_def.attr["transpose_b"].b
+    out = _out(ctx)
+
+    def compute(a, b):
+        a = np.asarray(a)
+        b = np.asarray(b)
+        if a.ndim != b.ndim:
+            raise _invalid(f"In[0] and In[1] has different ndims: {_st(a.shape)} vs. "
+                           f"{_st(b.shape)}")
+        if a.ndim != 2:
+            raise _invalid(f"In[0] is not a matrix. Instead it has shape {_st(a.shape)}")
+        inner_a = a.shape[0] if ta else a.shape[1]
+        inner_b = b.shape[1] if tb else b.shape[0]
+        if inner_a != inner_b:
+            raise _invalid(f"Matrix size-incompatible: In[0]: {_st(a.shape)}, In[1]: "
+                           f"{_st(b.shape)}")
+        with np.errstate(all="ignore"):
+            r = np.matmul(a.T if ta else a, b.T if tb else b)
+        return (_cast_to(r, out),)
+
+    return compute
+
+
+@register_kernel("BatchMatMulV2")
+def _batch_matmul(ctx: KernelContext):
+    adj_x = ctx.node_def.attr["adj_x"].b
+    adj_y = ctx.node_def.attr["adj_y"].b
+    out = _out(ctx)
+
+    def compute(x, y):
+        x = np.asarray(x)
+        y = np.asarray(y)
+        for i, m in enumerate((x, y)):
+            if m.ndim < 2:
+                raise _invalid(f"In[{i}] ndims must be >= 2: {m.ndim}")
+        try:
+            np.broadcast_shapes(x.shape[:-2], y.shape[:-2])
+        except ValueError:
+            raise _invalid(f"In[0] and In[1] must have compatible batch dimensions: "
+                           f"{_st(x.shape)} vs. {_st(y.shape)}") from None
+        inner_x = x.shape[-2] if adj_x else x.shape[-1]
+        inner_y = y.shape[-1] if adj_y else y.shape[-2]
+        if inner_x != inner_y:
+            raise _invalid(f"Matrix size-incompatible: In[0]: {_st(x.shape)}, In[1]: "
+                           f"{_st(y.shape)}")
+        with np.errstate(all="ignore"):
+            r = np.matmul(_adjoint(x) if adj_x else x, _adjoint(y) if adj_y else y)
+        return (_cast_to(r, out),)
+
+    return compute
+
+
+# -- reductions ----------------------------------------------------------------------------
+
+def _reduction_axes(x: np.ndarray, axes) -> tuple:
+    rank = x.ndim
+    seen: list[int] = []
+    for a in np.asarray(axes).reshape(-1).tolist():
+        if a < -rank or a >= rank:
+            raise _invalid(f"Invalid reduction dimension ({a} for input with {rank} "
+                           "dimension(s)")
+        a = a + rank if a < 0 else a
+        if a in seen:
+            raise _invalid(f"Invalid reduction arguments: Axes contains duplicate dimension: "
+                           f"{a}")
+        seen.append(a)
+    return tuple(seen)
+
+
+def _mean(x: np.ndarray, axes: tuple, keep: bool, out: np.dtype):
+    total = np.sum(x, axis=axes, keepdims=keep, dtype=out)
+    count = 1
+    for a in axes:
+        count *= x.shape[a]
+    if out.kind in "iu":
+        total = np.asarray(total)
+        if count == 0:
+            return np.zeros_like(total)
+        q = np.abs(total) // count if out.kind == "i" else total // count
+        return np.where(total < 0, -q, q).astype(out) if out.kind == "i" else q
+    return np.true_divide(total, np.asarray(count, dtype=out))
+
+
+def _extreme(fn, use_min: bool):
+    def reduce(x: np.ndarray, axes: tuple, keep: bool, out: np.dtype):
+        if x.size == 0:
+            if out.kind in "iu":
+                info = np.iinfo(out)
+                initial = info.max if use_min else info.min
+            else:
+                initial = np.inf if use_min else -np.inf
+            return fn(x, axis=axes, keepdims=keep, initial=initial)
+        return fn(x, axis=axes, keepdims=keep)
+    return reduce
+
+
+_REDUCERS = {
+    "Sum": lambda x, axes, keep, out: np.sum(x, axis=axes, keepdims=keep, dtype=out),
+    "Prod": lambda x, axes, keep, out: np.prod(x, axis=axes, keepdims=keep, dtype=out),
+    "Mean": _mean,
+    "Max": _extreme(np.max, False),
+    "Min": _extreme(np.min, True),
+}
+
+
+def _reduction(op_type: str):
+    reducer = _REDUCERS[op_type]
+
+    def factory(ctx: KernelContext):
+        keep = ctx.node_def.attr["keep_dims"].b
+        out = _out(ctx)
+
+        def compute(x, axes):
+            x = np.asarray(x)
+            ax = _reduction_axes(x, axes)
+            with np.errstate(all="ignore"):
+                r = reducer(x, ax, keep, out)
+            return (_cast_to(r, out),)
+
+        return compute
+
+    return factory
+
+
+for _op_type in _REDUCERS:
+    register_kernel(_op_type)(_reduction(_op_type))
+
+
+def _arg(use_min: bool):
+    def factory(ctx: KernelContext):
+        out = _out(ctx)
+
+        def compute(x, dim):
+            x = np.asarray(x)
+            dim = np.asarray(dim)
+            if dim.ndim != 0:
+                raise _invalid(f"dim must be a scalar, but received tensor of shape: "
+                               f"{_st(dim.shape)}")
+            d = int(dim)
+            rank = x.ndim
+            if d < -rank or d >= rank:
+                raise _invalid(f"Expected dimension in the range [{-rank}, {rank}), but got {d}")
+            if d < 0:
+                d += rank
+            if x.shape[d] == 0:
+                raise _invalid(f"Reduction axis {d} is empty in shape {_st(x.shape)}")
+            if x.dtype.kind == "f" and np.isnan(x).any():
+                # TF's comparison-based scan never picks a NaN over a number.
+                x = np.where(np.isnan(x), np.inf if use_min else -np.inf, x)
+            r = np.argmin(x, axis=d) if use_min else np.argmax(x, axis=d)
+            return (_cast_to(r, out),)
+
+        return compute
+
+    return factory
+
+
+register_kernel("ArgMax")(_arg(False))
+register_kernel("ArgMin")(_arg(True))
+
+
+# -- range / broadcast args / cumulative ---------------------------------------------------
+
+@register_kernel("Range")
+def _range(ctx: KernelContext):
+    out = _out(ctx)
+    integral = out.kind in "iu"
+
+    def compute(start, limit, delta):
+        vals = []
+        for name, v in (("start", start), ("limit", limit), ("delta", delta)):
+            v = np.asarray(v)
+            if not (v.ndim == 0 or (v.ndim == 1 and v.shape[0] == 1)):
+                raise _invalid(f"{name} must be a scalar, not shape {_st(v.shape)}")
+            vals.append(v.reshape(()).item())
+        s, lim, d = vals
+        if s > lim and d > 0:
+            raise _invalid(f"Requires start <= limit when delta > 0: {s}/{lim}")
+        if s < lim and d < 0:
+            raise _invalid(f"Requires start >= limit when delta < 0: {s}/{lim}")
+        if d == 0:
+            raise _invalid(f"Requires delta != 0: {d}")
+        if integral:
+            size = (abs(int(lim) - int(s)) + abs(int(d)) - 1) // abs(int(d))
+            return (np.arange(size, dtype=np.int64).astype(out) * out.type(d) + out.type(s),)
+        size = int(np.ceil(abs((lim - s) / d)))
+        steps = np.full(size, d, dtype=out)
+        if size:
+            steps[0] = s
+        with np.errstate(all="ignore"):
+            return (np.cumsum(steps, dtype=out),)
+
+    return compute
+
+
+@register_kernel("BroadcastGradientArgs")
+def _bcast_grad_args(ctx: KernelContext):
+    out = _out(ctx)
+
+    def compute(s0, s1):
+        a = [int(v) for v in np.asarray(s0).reshape(-1)]
+        b = [int(v) for v in np.asarray(s1).reshape(-1)]
+        if a == b:
+            empty = np.zeros([0], dtype=out)
+            return (empty, empty)
+        n = max(len(a), len(b))
+        pa = [1] * (n - len(a)) + a
+        pb = [1] * (n - len(b)) + b
+        for x, y in zip(pa, pb):
+            if x != y and x != 1 and y != 1:
+                raise _invalid(f"Incompatible shapes: {_st(tuple(a))} vs. {_st(tuple(b))}")
+        r0 = [i for i, x in enumerate(pa) if x == 1]
+        r1 = [i for i, y in enumerate(pb) if y == 1]
+        return (np.array(r0, dtype=out), np.array(r1, dtype=out))
+
+    return compute
+
+
+def _cumulative(np_fn, identity: int):
+    def factory(ctx: KernelContext):
+        exclusive = ctx.node_def.attr["exclusive"].b
+        reverse = ctx.node_def.attr["reverse"].b
+        out = _out(ctx)
+
+        def compute(x, axis):
+            x = np.asarray(x)
+            axis = np.asarray(axis)
+            if axis.ndim != 0:
+                raise _invalid(f"ScanOp: axis must be a scalar, not {_st(axis.shape)}")
+            a = int(axis)
+            if a < -x.ndim or a >= x.ndim:
+                raise _invalid(f"ScanOp: Expected scan axis in the range [{-x.ndim}, "
+                               f"{x.ndim}), but got {a}")
+            if reverse:
+                x = np.flip(x, a)
+            with np.errstate(all="ignore"):
+                r = np_fn(x, axis=a, dtype=out)
+            if exclusive and x.shape[a]:
+                first = np.full_like(np.take(r, [0], axis=a), identity)
+                r = np.concatenate([first, np.take(r, np.arange(x.shape[a] - 1), axis=a)],
+                                   axis=a)
+            if reverse:
+                r = np.flip(r, a)
+            return (np.ascontiguousarray(r, dtype=out),)
+
+        return compute
+
+    return factory
+
+
+register_kernel("Cumsum")(_cumulative(np.cumsum, 0))
+register_kernel("Cumprod")(_cumulative(np.cumprod, 1))

@@ -1,41 +1,465 @@
-"""Math ops and the Tensor operator overloads that use them."""
+"""Math ops and the Tensor operator overloads that use them.
+
+Each op is declared with TF's REGISTER_OP spec (its OpDef equals TF's), a shape function
+with TF's checks, and a TF1 wrapper creating the op under the name TF1 gives it.
+"""
 
 from __future__ import annotations
 
+import builtins
+import collections.abc
 from collections.abc import Callable
 from typing import Any
 
-from graphcore.framework import common_shapes, op_registry
+import numpy as np
+
+from graphcore.framework import common_shapes, op_registry, tensor_util
+from graphcore.framework import dtypes as dtypes_lib
 from graphcore.framework import ops as ops_lib
+from graphcore.framework import tensor_shape as shape_lib
 from graphcore.framework.op_def_library import apply_op
 from graphcore.framework.tensor_conversion import convert_to_tensor
 
 __all__ = [
+    "abs",
     "add",
+    "add_n",
+    "argmax",
+    "argmin",
+    "cast",
+    "cumprod",
+    "cumsum",
+    "div",
+    "div_no_nan",
+    "divide",
+    "equal",
+    "exp",
+    "floor_div",
+    "floordiv",
+    "floormod",
+    "greater",
+    "greater_equal",
+    "less",
+    "less_equal",
+    "log",
+    "log1p",
+    "logical_and",
     "logical_not",
+    "logical_or",
+    "logical_xor",
+    "matmul",
+    "maximum",
+    "minimum",
+    "mod",
+    "multiply",
+    "negative",
+    "not_equal",
+    "pow",
+    "range",
+    "realdiv",
+    "reduce_max",
+    "reduce_mean",
+    "reduce_min",
+    "reduce_prod",
+    "reduce_sum",
+    "rsqrt",
+    "scalar_mul",
+    "select",
+    "sigmoid",
+    "sign",
+    "sqrt",
+    "square",
+    "squared_difference",
+    "subtract",
+    "tanh",
+    "to_double",
+    "to_float",
+    "to_int32",
+    "to_int64",
+    "truediv",
+    "where_v2",
 ]
+
+_T = ops_lib.Tensor
+
+# -- type sets (TF's spellings) -----------------------------------------------------------
 
 _ADD_TYPES = ("{bfloat16, half, float, double, uint8, uint16, uint32, uint64, int8, int16, "
               "int32, int64, complex64, complex128}")
+_ARITH_TYPES = _ADD_TYPES  # Sub, Mul, RealDiv, Div, FloorDiv
+_FLOAT_COMPLEX = "{bfloat16, half, float, double, complex64, complex128}"
+_SIGNED_COMPLEX = ("{bfloat16, half, float, double, int8, int16, int32, int64, complex64, "
+                   "complex128}")
+_MINMAX_TYPES = ("{bfloat16, half, float, double, int8, uint8, int16, uint16, int32, uint32, "
+                 "int64, uint64}")
+_FLOORMOD_TYPES = ("{int8, int16, int32, int64, uint8, uint16, uint32, uint64, bfloat16, half, "
+                   "float, double}")
+_SUM_TYPES = "numbertype"
+_MAX_TYPES = ("{float, double, int32, uint8, int16, int8, int64, bfloat16, uint16, half, uint32, "
+              "uint64, qint8, quint8, qint32, qint16, quint16}")
 
-op_registry.register_op("AddV2").input("x: T").input("y: T").output("z: T") \
-    .attr(f"T: {_ADD_TYPES}").commutative().aggregate() \
-    .shape_fn(common_shapes.broadcast_binary)
 
-op_registry.register_op("Add").input("x: T").input("y: T").output("z: T") \
+# -- shape functions (TF's InferenceContext checks and messages) ---------------------------
+
+def _dims(shape: shape_lib.TensorShape) -> list | None:
+    return None if shape.ndims is None else shape.as_list()
+
+
+def _dbg(dims: list | None) -> str:
+    if dims is None:
+        return "?"
+    return "[" + ",".join("?" if d is None else str(d) for d in dims) + "]"
+
+
+def _merge_dim(a: int | None, b: int | None) -> int | None:
+    if a is not None and b is not None and a != b:
+        raise ValueError(f"Dimensions must be equal, but are {a} and {b}")
+    return a if a is not None else b
+
+
+def _merge_shapes(a: list | None, b: list | None) -> list | None:
+    """InferenceContext::Merge."""
+    if a is None:
+        return b
+    if b is None:
+        return a
+    if len(a) != len(b):
+        raise ValueError(f"Shapes must be equal rank, but are {len(a)} and {len(b)}")
+    out = []
+    for i, (x, y) in enumerate(zip(a, b)):
+        if x is not None and y is not None and x != y:
+            raise ValueError(f"Dimension {i} in both shapes must be equal, but are {x} and {y}. "
+                             f"Shapes are {_dbg(a)} and {_dbg(b)}.")
+        out.append(x if x is not None else y)
+    return out
+
+
+def _with_rank(dims: list | None, rank: int) -> list:
+    if dims is None:
+        return [None] * rank
+    if len(dims) != rank:
+        raise ValueError(f"Shape must be rank {rank} but is rank {len(dims)}")
+    return dims
+
+
+def _broadcast_dims(a: list | None, b: list | None,
+                    incompatible_shape_error: bool = True) -> list | None:
+    """BroadcastBinaryOpOutputShapeFnHelper: None for an unknown shape, [] for a scalar."""
+    if a is None or b is None:
+        return None
+    n = builtins.max(len(a), len(b))
+    pa = [1] * (n - len(a)) + list(a)
+    pb = [1] * (n - len(b)) + list(b)
+    out: list = []
+    for x, y in zip(pa, pb):
+        if x is not None and y is not None:
+            if x == y or y == 1:
+                out.append(x)
+            elif x == 1:
+                out.append(y)
+            elif not incompatible_shape_error:
+                return []
+            else:
+                raise ValueError(f"Dimensions must be equal, but are {x} and {y}")
+        elif x == 1:
+            out.append(y)
+        elif y == 1:
+            out.append(x)
+        elif x is None and y is None:
+            out.append(None)
+        else:
+            if not incompatible_shape_error:
+                return None
+            known = x if y is None else y
+            out.append(known if known > 1 else None)
+    return out
+
+
+def _as_shape(dims: list | None) -> shape_lib.TensorShape:
+    return shape_lib.unknown_shape() if dims is None else shape_lib.TensorShape(dims)
+
+
+def _broadcast_shape_fn(op: ops_lib.Operation) -> list:
+    ise = True
+    if "incompatible_shape_error" in op._attrs:
+        ise = op._attrs["incompatible_shape_error"].b
+    return [_as_shape(_broadcast_dims(_dims(op._inputs[0].shape), _dims(op._inputs[1].shape),
+                                      ise))]
+
+
+def _merge_both_shape_fn(op: ops_lib.Operation) -> list:
+    return [_as_shape(_merge_shapes(_dims(op._inputs[0].shape), _dims(op._inputs[1].shape)))]
+
+
+def _const(t: ops_lib.Tensor) -> np.ndarray | None:
+    return tensor_util.constant_value(t)
+
+
+def _reduction_shape_fn(op: ops_lib.Operation) -> list:
+    in_dims = _dims(op._inputs[0].shape)
+    idx_dims = _dims(op._inputs[1].shape)
+    if idx_dims is not None and len(idx_dims) > 1:
+        raise ValueError(f"Shape must be at most rank 1 but is rank {len(idx_dims)}")
+    keep_dims = op._attrs["keep_dims"].b
+    axes = _const(op._inputs[1])
+    if axes is None or in_dims is None:
+        if keep_dims and in_dims is not None:
+            return [shape_lib.TensorShape([None] * len(in_dims))]
+        return [shape_lib.unknown_shape()]
+    rank = len(in_dims)
+    true_axes = set()
+    for v in np.asarray(axes).reshape(-1).tolist():
+        if v < -rank or v >= rank:
+            raise ValueError(f"Invalid reduction dimension {v} for input with {rank} "
+                             "dimensions.")
+        true_axes.add(v + rank if v < 0 else v)
+    out = []
+    for i, d in enumerate(in_dims):
+        if i in true_axes:
+            if keep_dims:
+                out.append(1)
+        else:
+            out.append(d)
+    return [shape_lib.TensorShape(out)]
+
+
+def _arg_shape_fn(op: ops_lib.Operation) -> list:
+    _with_rank(_dims(op._inputs[1].shape), 0)
+    in_dims = _dims(op._inputs[0].shape)
+    if in_dims is None:
+        return [shape_lib.unknown_shape()]
+    rank = len(in_dims)
+    if rank <= 1:
+        return [shape_lib.TensorShape([])]
+    dim = _const(op._inputs[1])
+    if dim is None:
+        return [shape_lib.TensorShape([None] * (rank - 1))]
+    d = int(dim)
+    if d < -rank or d >= rank:
+        raise ValueError(f"Dimension ({d}) must be in the range [{-rank}, {rank}), where {rank} "
+                         "is the number of dimensions in the input.")
+    if d < 0:
+        d += rank
+    return [shape_lib.TensorShape(in_dims[:d] + in_dims[d + 1:])]
+
+
+def _matmul_shape_fn(op: ops_lib.Operation) -> list:
+    a = _with_rank(_dims(op._inputs[0].shape), 2)
+    b = _with_rank(_dims(op._inputs[1].shape), 2)
+    ta, tb = op._attrs["transpose_a"].b, op._attrs["transpose_b"].b
+    rows = a[1] if ta else a[0]
+    cols = b[0] if tb else b[1]
+    _merge_dim(a[0] if ta else a[1], b[1] if tb else b[0])
+    return [shape_lib.TensorShape([rows, cols])]
+
+
+def _batch_matmul_shape_fn(op: ops_lib.Operation) -> list:
+    a = _dims(op._inputs[0].shape)
+    b = _dims(op._inputs[1].shape)
+    for d in (a, b):
+        if d is not None and len(d) < 2:
+            raise ValueError(f"Shape must be at least rank 2 but is rank {len(d)}")
+    if a is None or b is None:
+        return [shape_lib.unknown_shape()]
+    adj_x, adj_y = op._attrs["adj_x"].b, op._attrs["adj_y"].b
+    rows = a[-1] if adj_x else a[-2]
+    cols = b[-2] if adj_y else b[-1]
+    _merge_dim(a[-2] if adj_x else a[-1], b[-1] if adj_y else b[-2])
+    batch = _broadcast_dims(a[:-2], b[:-2])
+    return [shape_lib.TensorShape(list(batch) + [rows, cols])]
+
+
+def _select_shape_fn(op: ops_lib.Operation) -> list:
+    data = _merge_shapes(_dims(op._inputs[1].shape), _dims(op._inputs[2].shape))
+    cond = _dims(op._inputs[0].shape)
+    if cond is None or data is None:
+        return [_as_shape(data)]
+    if len(cond) == 0:
+        return [_as_shape(data)]
+    if len(cond) != 1 or len(data) == 0:
+        return [_as_shape(_merge_shapes(data, cond))]
+    _merge_shapes(cond, [data[0]])
+    return [_as_shape(data)]
+
+
+def _select_v2_shape_fn(op: ops_lib.Operation) -> list:
+    cond, t, e = (_dims(x.shape) for x in op._inputs)
+    return [_as_shape(_broadcast_dims(cond, _broadcast_dims(t, e)))]
+
+
+def _add_n_shape_fn(op: ops_lib.Operation) -> list:
+    # TF merges from the last input backwards.
+    shape: list | None = _dims(op._inputs[-1].shape)
+    for i in builtins.range(len(op._inputs) - 2, -1, -1):
+        try:
+            shape = _merge_shapes(_dims(op._inputs[i].shape), shape)
+        except ValueError as e:
+            raise ValueError(f"{e}\n\tFrom merging shape {i} with other shapes.") from None
+    return [_as_shape(shape)]
+
+
+def _range_size(start: Any, limit: Any, delta: Any, integral: bool) -> int:
+    if start > limit and delta > 0:
+        raise ValueError(f"Requires start <= limit when delta > 0: {start}/{limit}")
+    if start < limit and delta < 0:
+        raise ValueError(f"Requires start >= limit when delta < 0: {start}/{limit}")
+    if delta == 0:
+        raise ValueError("Requires delta != 0")
+    if integral:
+        return (builtins.abs(int(limit) - int(start)) + builtins.abs(int(delta)) - 1) \
+            // builtins.abs(int(delta))
+    return int(np.ceil(builtins.abs((float(limit) - float(start)) / float(delta))))
+
+
+def _range_shape_fn(op: ops_lib.Operation) -> list:
+    for t, what in zip(op._inputs, ("start", "limit", "delta")):
+        try:
+            _with_rank(_dims(t.shape), 0)
+        except ValueError as e:
+            raise ValueError(f"{e}\n\t for '{what}'") from None
+    values = [_const(t) for t in op._inputs]
+    if any(v is None for v in values):
+        return [shape_lib.TensorShape([None])]
+    start, limit, delta = (np.asarray(v).reshape(()).item() for v in values)
+    integral = op._outputs[0].dtype.is_integer
+    return [shape_lib.TensorShape([_range_size(start, limit, delta, integral)])]
+
+
+def _bcast_args_shape_fn(op: ops_lib.Operation) -> list:
+    for t in op._inputs:
+        _with_rank(_dims(t.shape), 1)
+    return [shape_lib.TensorShape([None]), shape_lib.TensorShape([None])]
+
+
+def _cum_shape_fn(op: ops_lib.Operation) -> list:
+    return [op._inputs[0].shape]
+
+
+# -- op registrations ---------------------------------------------------------------------
+
+def _reg(name: str) -> op_registry.OpBuilder:
+    return op_registry.register_op(name)
+
+
+def _binary(name: str, types: str, out: str = "T", commutative: bool = False,
+            shape_fn: Callable = _broadcast_shape_fn) -> None:
+    b = _reg(name).input("x: T").input("y: T").output(f"z: {out}").attr(f"T: {types}")
+    if commutative:
+        b.commutative()
+    b.shape_fn(shape_fn)
+
+
+def _unary(name: str, types: str) -> None:
+    _reg(name).input("x: T").output("y: T").attr(f"T: {types}") \
+        .shape_fn(common_shapes.unchanged_shape)
+
+
+_reg("AddV2").input("x: T").input("y: T").output("z: T") \
+    .attr(f"T: {_ADD_TYPES}").commutative().aggregate().shape_fn(_broadcast_shape_fn)
+_reg("Add").input("x: T").input("y: T").output("z: T") \
     .attr("T: {bfloat16, half, float, double, uint8, int8, int16, int32, int64, complex64, "
-          "complex128, string}") \
-    .shape_fn(common_shapes.broadcast_binary)
+          "complex128, string}").shape_fn(_broadcast_shape_fn)
+_binary("Sub", _ARITH_TYPES)
+_binary("Mul", _ARITH_TYPES, commutative=True)
+_binary("RealDiv", _ARITH_TYPES)
+_binary("Div", _ARITH_TYPES)
+_binary("FloorDiv", _ARITH_TYPES)
+_binary("FloorMod", _FLOORMOD_TYPES)
+_binary("Pow", "{bfloat16, float, half, double, int8, int16, int32, int64, complex64, "
+               "complex128}")
+_binary("Maximum", _MINMAX_TYPES)
+_binary("Minimum", _MINMAX_TYPES)
+_binary("SquaredDifference", "{bfloat16, half, float, double, int32, int64, complex64, "
+                             "complex128}", commutative=True)
+_binary("DivNoNan", "{half, float, bfloat16, double, complex64, complex128}")
+for _cmp in ("Less", "LessEqual", "Greater", "GreaterEqual"):
+    _binary(_cmp, "realnumbertype", out="bool")
+for _eq in ("Equal", "NotEqual"):
+    _reg(_eq).input("x: T").input("y: T").output("z: bool").attr("T: type") \
+        .attr("incompatible_shape_error: bool = true").commutative() \
+        .shape_fn(_broadcast_shape_fn)
+for _lg in ("LogicalAnd", "LogicalOr"):
+    _reg(_lg).input("x: bool").input("y: bool").output("z: bool").commutative() \
+        .shape_fn(_broadcast_shape_fn)
+_reg("LogicalNot").input("x: bool").output("y: bool").shape_fn(common_shapes.unchanged_shape)
+_BITWISE = "{int8, int16, int32, int64, uint8, uint16, uint32, uint64}"
+for _bw in ("BitwiseAnd", "BitwiseOr", "BitwiseXor"):
+    _binary(_bw, _BITWISE, commutative=True)
+_unary("Invert", _BITWISE)
 
-
-op_registry.register_op("LogicalNot").input("x: bool").output("y: bool") \
+_unary("Neg", _SIGNED_COMPLEX)
+_unary("Abs", "{bfloat16, half, float, double, int8, int16, int32, int64}")
+_unary("Sign", _SIGNED_COMPLEX)
+_unary("Square", "{bfloat16, half, float, double, int8, int16, int32, int64, uint8, uint16, "
+                 "uint32, uint64, complex64, complex128}")
+for _u in ("Sqrt", "Rsqrt", "Exp", "Log", "Log1p", "Tanh", "Sigmoid"):
+    _unary(_u, _FLOAT_COMPLEX)
+for _g in ("SqrtGrad", "RsqrtGrad", "TanhGrad", "SigmoidGrad"):
+    _reg(_g).input("y: T").input("dy: T").output("z: T").attr(f"T: {_FLOAT_COMPLEX}") \
+        .shape_fn(_merge_both_shape_fn)
+_reg("Conj").input("input: T").output("output: T") \
+    .attr("T: {complex64, complex128, variant} = DT_COMPLEX64") \
     .shape_fn(common_shapes.unchanged_shape)
 
+_reg("Cast").input("x: SrcT").output("y: DstT").attr("SrcT: type").attr("DstT: type") \
+    .attr("Truncate: bool = false").shape_fn(common_shapes.unchanged_shape)
 
-def logical_not(x: Any, name: str | None = None) -> ops_lib.Tensor:
-    """Elementwise NOT of a bool tensor."""
-    return apply_op("LogicalNot", name=name, x=x).outputs[0]
+_reg("Select").input("condition: bool").input("t: T").input("e: T").output("output: T") \
+    .attr("T: type").shape_fn(_select_shape_fn)
+_reg("SelectV2").input("condition: bool").input("t: T").input("e: T").output("output: T") \
+    .attr("T: type").shape_fn(_select_v2_shape_fn)
 
+_reg("AddN").input("inputs: N * T").output("sum: T").attr("N: int >= 1") \
+    .attr("T: {numbertype, variant}").commutative().aggregate().shape_fn(_add_n_shape_fn)
+
+_MATMUL_TYPES = ("{bfloat16, half, float, double, int32, int64, uint8, uint16, uint32, uint64, "
+                 "complex64, complex128}")
+_reg("MatMul").input("a: T").input("b: T").output("product: T") \
+    .attr("transpose_a: bool = false").attr("transpose_b: bool = false") \
+    .attr(f"T: {_MATMUL_TYPES}").attr("grad_a: bool = false").attr("grad_b: bool = false") \
+    .shape_fn(_matmul_shape_fn)
+_reg("BatchMatMulV2").input("x: T").input("y: T").output("output: T") \
+    .attr("T: {bfloat16, half, float, double, int16, int32, int64, uint8, uint16, uint32, "
+          "uint64, complex64, complex128}") \
+    .attr("adj_x: bool = false").attr("adj_y: bool = false") \
+    .attr("grad_x: bool = false").attr("grad_y: bool = false") \
+    .shape_fn(_batch_matmul_shape_fn)
+
+for _red, _types in (("Sum", _SUM_TYPES), ("Mean", _SUM_TYPES), ("Prod", _SUM_TYPES),
+                     ("Max", _MAX_TYPES), ("Min", _MAX_TYPES)):
+    _reg(_red).input("input: T").input("reduction_indices: Tidx").output("output: T") \
+        .attr("keep_dims: bool = false").attr(f"T: {_types}") \
+        .attr("Tidx: {int32, int64} = DT_INT32").shape_fn(_reduction_shape_fn)
+
+_ARG_T = ("{float, double, int32, uint8, int16, int8, int64, bfloat16, uint16, half, uint32, "
+          "uint64, qint8, quint8, qint32, qint16, quint16, bool}")
+_reg("ArgMax").input("input: T").input("dimension: Tidx").output("output: output_type") \
+    .attr(f"T: {_ARG_T}").attr("Tidx: {int16, int32, int64} = DT_INT32") \
+    .attr("output_type: {int16, uint16, int32, int64} = DT_INT64").shape_fn(_arg_shape_fn)
+_reg("ArgMin").input("input: T").input("dimension: Tidx").output("output: output_type") \
+    .attr(f"T: {_ARG_T}").attr("Tidx: {int32, int64} = DT_INT32") \
+    .attr("output_type: {int32, int64} = DT_INT64").shape_fn(_arg_shape_fn)
+
+_reg("Range").input("start: Tidx").input("limit: Tidx").input("delta: Tidx") \
+    .output("output: Tidx") \
+    .attr("Tidx: {bfloat16, half, float, double, int8, int16, int32, int64, uint16, uint32, "
+          "uint64} = DT_INT32").shape_fn(_range_shape_fn)
+
+_reg("BroadcastGradientArgs").input("s0: T").input("s1: T").output("r0: T").output("r1: T") \
+    .attr("T: {int32, int64} = DT_INT32").shape_fn(_bcast_args_shape_fn)
+
+for _cum in ("Cumsum", "Cumprod"):
+    _reg(_cum).input("x: T").input("axis: Tidx").output("out: T") \
+        .attr("exclusive: bool = false").attr("reverse: bool = false") \
+        .attr("T: numbertype").attr("Tidx: {int32, int64} = DT_INT32") \
+        .shape_fn(_cum_shape_fn)
+
+
+def _op(op_type: str, name: str | None = None, **kwargs: Any) -> ops_lib.Tensor:
+    return apply_op(op_type, name=name, **kwargs).outputs[0]
+
+
+# -- elementwise wrappers -------------------------------------------------------------------
 
 def add(x: Any, y: Any, name: str | None = None) -> ops_lib.Tensor:
     """x + y elementwise with broadcasting (an AddV2 op named 'Add'; Add for strings)."""
@@ -43,37 +467,611 @@ def add(x: Any, y: Any, name: str | None = None) -> ops_lib.Tensor:
         x = convert_to_tensor(x, name="x")
         y = convert_to_tensor(y, dtype_hint=x.dtype.base_dtype, name="y")
         op_type = "Add" if x.dtype.base_dtype.name == "string" else "AddV2"
-        return apply_op(op_type, name=scope, x=x, y=y).outputs[0]
+        return _op(op_type, scope, x=x, y=y)
 
 
-def _binary_operator(op_name: str, func: Callable, reverse: bool) -> Callable:
-    """TF's operator wrapper: converts the other operand to this tensor's dtype under
-    a ``name_scope(op_name)`` (so ``a + b`` makes an op named 'add')."""
+def _add_dispatch(x: Any, y: Any, name: str | None = None) -> ops_lib.Tensor:
+    """The ``+`` operator (TF's math_ops._add_dispatch)."""
+    if not isinstance(y, _T):
+        y = convert_to_tensor(y, dtype_hint=x.dtype.base_dtype, name="y")
+    op_type = "Add" if x.dtype.base_dtype.name == "string" else "AddV2"
+    return _op(op_type, name, x=x, y=y)
 
-    def wrapper(self: Any, other: Any) -> Any:
-        with ops_lib.name_scope(None, op_name, [self, other]) as name:
-            if not isinstance(other, ops_lib.Tensor):
-                try:
-                    other = convert_to_tensor(other, dtype_hint=self.dtype.base_dtype,
-                                              name="x" if reverse else "y")
-                except TypeError:
-                    if hasattr(type(other), f"__r{op_name}__"):
-                        return NotImplemented
-                    raise
-            if reverse:
-                return func(other, self, name=name)
-            return func(self, other, name=name)
 
-    wrapper.__name__ = f"__{'r' if reverse else ''}{op_name}__"
-    return wrapper
+def subtract(x: Any, y: Any, name: str | None = None) -> ops_lib.Tensor:
+    """x - y elementwise (a Sub op)."""
+    return _op("Sub", name, x=x, y=y)
+
+
+def multiply(x: Any, y: Any, name: str | None = None) -> ops_lib.Tensor:
+    """x * y elementwise (a Mul op)."""
+    return _op("Mul", name, x=x, y=y)
+
+
+def _mul_dispatch(x: Any, y: Any, name: str | None = None) -> ops_lib.Tensor:
+    """The ``*`` operator: bool operands are multiplied as int32 (TF 2's behaviour)."""
+    if (isinstance(x, _T) and x.dtype.base_dtype == dtypes_lib.bool) or \
+            (isinstance(y, _T) and y.dtype.base_dtype == dtypes_lib.bool):
+        xi = _op("Cast", None, x=x, DstT=dtypes_lib.int32)
+        yi = _op("Cast", None, x=y, DstT=dtypes_lib.int32)
+        return _op("Cast", None, x=multiply(xi, yi, name=name), DstT=dtypes_lib.bool)
+    return multiply(x, y, name=name)
+
+
+_TRUEDIV_TABLE = {
+    dtypes_lib.uint8: dtypes_lib.float32, dtypes_lib.int8: dtypes_lib.float32,
+    dtypes_lib.uint16: dtypes_lib.float32, dtypes_lib.int16: dtypes_lib.float32,
+    dtypes_lib.uint32: dtypes_lib.float64, dtypes_lib.int32: dtypes_lib.float64,
+    dtypes_lib.uint64: dtypes_lib.float64, dtypes_lib.int64: dtypes_lib.float64,
+    dtypes_lib.bfloat16: None, dtypes_lib.float16: None, dtypes_lib.float32: None,
+    dtypes_lib.float64: None, dtypes_lib.complex64: None, dtypes_lib.complex128: None,
+}
+
+
+def truediv(x: Any, y: Any, name: str | None = None) -> ops_lib.Tensor:
+    """x / y with Python 3 semantics: integers are cast to float first (a RealDiv op)."""
+    with ops_lib.name_scope(name, "truediv", [x, y]) as scope:
+        x = convert_to_tensor(x, name="x")
+        y = convert_to_tensor(y, dtype_hint=x.dtype.base_dtype, name="y")
+        x_dtype, y_dtype = x.dtype.base_dtype, y.dtype.base_dtype
+        if x_dtype != y_dtype:
+            raise TypeError(f"`x` and `y` must have the same dtype, got {x_dtype!r} != "
+                            f"{y_dtype!r}.")
+        if x_dtype not in _TRUEDIV_TABLE:
+            raise TypeError(f"Invalid dtype {x_dtype!r} in __truediv__. Expected one of "
+                            f"{{{', '.join(repr(d) for d in _TRUEDIV_TABLE)}}}.")
+        dtype = _TRUEDIV_TABLE[x_dtype]
+        if dtype is not None:
+            x = cast(x, dtype)
+            y = cast(y, dtype)
+        return _op("RealDiv", scope, x=x, y=y)
+
+
+class _DivideDelegateWithName:
+    def __init__(self, x: Any, name: str):
+        self.x = x
+        self.name = name
+
+    def __truediv__(self, y: Any) -> ops_lib.Tensor:
+        return truediv(self.x, y, self.name)
+
+
+def divide(x: Any, y: Any, name: str | None = None) -> ops_lib.Tensor:
+    """Python-3 division of x by y (``x / y``)."""
+    if name is not None:
+        return _DivideDelegateWithName(x, name) / y
+    if not isinstance(x, _T):
+        dtype = y.dtype.base_dtype if isinstance(y, _T) else None
+        x = convert_to_tensor(x, dtype=dtype)
+    return x / y
+
+
+def realdiv(x: Any, y: Any, name: str | None = None) -> ops_lib.Tensor:
+    """x / y for real types (a RealDiv op)."""
+    return _op("RealDiv", name, x=x, y=y)
+
+
+def div(x: Any, y: Any, name: str | None = None) -> ops_lib.Tensor:
+    """TF1's Python-2 division: RealDiv for floats, FloorDiv for integers."""
+    with ops_lib.name_scope(name, "div", [x, y]) as scope:
+        x = convert_to_tensor(x, name="x")
+        y = convert_to_tensor(y, name="y", dtype=x.dtype.base_dtype)
+        x_dtype, y_dtype = x.dtype.base_dtype, y.dtype.base_dtype
+        if x_dtype != y_dtype:
+            raise TypeError(f"`x` and `y` must have the same dtype, got {x_dtype!r} != "
+                            f"{y_dtype!r}.")
+        if x_dtype.is_floating or x_dtype.is_complex:
+            return _op("RealDiv", scope, x=x, y=y)
+        return _op("FloorDiv", scope, x=x, y=y)
+
+
+def div_no_nan(x: Any, y: Any, name: str | None = None) -> ops_lib.Tensor:
+    """x / y, 0 where y is 0 (a DivNoNan op)."""
+    with ops_lib.name_scope(name, "div_no_nan", [x, y]) as scope:
+        x = convert_to_tensor(x, name="x")
+        y = convert_to_tensor(y, name="y", dtype=x.dtype.base_dtype)
+        return _op("DivNoNan", scope, x=x, y=y)
+
+
+def floordiv(x: Any, y: Any, name: str | None = None) -> ops_lib.Tensor:
+    """x // y rounding toward -inf (a FloorDiv op)."""
+    with ops_lib.name_scope(name, "floordiv", [x, y]) as scope:
+        return _op("FloorDiv", scope, x=x, y=y)
+
+
+def floor_div(x: Any, y: Any, name: str | None = None) -> ops_lib.Tensor:
+    return _op("FloorDiv", name, x=x, y=y)
+
+
+def floormod(x: Any, y: Any, name: str | None = None) -> ops_lib.Tensor:
+    """x mod y with the sign of y (a FloorMod op)."""
+    return _op("FloorMod", name, x=x, y=y)
+
+
+mod = floormod
+
+
+def _mod(x: Any, y: Any, name: str | None = None) -> ops_lib.Tensor:
+    """``x % y`` (a FloorMod op named 'mod')."""
+    with ops_lib.name_scope(name, "mod", [x, y]) as scope:
+        return _op("FloorMod", scope, x=x, y=y)
+
+
+def pow(x: Any, y: Any, name: str | None = None) -> ops_lib.Tensor:  # noqa: A001
+    """x ** y elementwise (a Pow op)."""
+    with ops_lib.name_scope(name, "Pow", [x]) as scope:
+        return _op("Pow", scope, x=x, y=y)
+
+
+def maximum(x: Any, y: Any, name: str | None = None) -> ops_lib.Tensor:
+    return _op("Maximum", name, x=x, y=y)
+
+
+def minimum(x: Any, y: Any, name: str | None = None) -> ops_lib.Tensor:
+    return _op("Minimum", name, x=x, y=y)
+
+
+def squared_difference(x: Any, y: Any, name: str | None = None) -> ops_lib.Tensor:
+    """(x - y)^2 elementwise."""
+    return _op("SquaredDifference", name, x=x, y=y)
+
+
+def negative(x: Any, name: str | None = None) -> ops_lib.Tensor:
+    return _op("Neg", name, x=x)
+
+
+def abs(x: Any, name: str | None = None) -> ops_lib.Tensor:  # noqa: A001
+    """|x| elementwise (an Abs op)."""
+    with ops_lib.name_scope(name, "Abs", [x]) as scope:
+        x = convert_to_tensor(x, name="x")
+        if x.dtype.is_complex:
+            raise NotImplementedError("abs of complex tensors (ComplexAbs) is not supported")
+        return _op("Abs", scope, x=x)
+
+
+def sign(x: Any, name: str | None = None) -> ops_lib.Tensor:
+    x = convert_to_tensor(x)
+    if x.dtype.is_complex:
+        raise NotImplementedError("sign of complex tensors is not supported")
+    return _op("Sign", name, x=x)
+
+
+def square(x: Any, name: str | None = None) -> ops_lib.Tensor:
+    return _op("Square", name, x=x)
+
+
+def sqrt(x: Any, name: str | None = None) -> ops_lib.Tensor:
+    return _op("Sqrt", name, x=x)
+
+
+def rsqrt(x: Any, name: str | None = None) -> ops_lib.Tensor:
+    return _op("Rsqrt", name, x=x)
+
+
+def exp(x: Any, name: str | None = None) -> ops_lib.Tensor:
+    return _op("Exp", name, x=x)
+
+
+def log(x: Any, name: str | None = None) -> ops_lib.Tensor:
+    return _op("Log", name, x=x)
+
+
+def log1p(x: Any, name: str | None = None) -> ops_lib.Tensor:
+    return _op("Log1p", name, x=x)
+
+
+def tanh(x: Any, name: str | None = None) -> ops_lib.Tensor:
+    return _op("Tanh", name, x=x)
+
+
+def sigmoid(x: Any, name: str | None = None) -> ops_lib.Tensor:
+    """1 / (1 + exp(-x)) (a Sigmoid op)."""
+    with ops_lib.name_scope(name, "Sigmoid", [x]) as scope:
+        x = convert_to_tensor(x, name="x")
+        return _op("Sigmoid", scope, x=x)
+
+
+def conj(x: Any, name: str | None = None) -> ops_lib.Tensor:
+    """The complex conjugate (x itself for real tensors)."""
+    if isinstance(x, _T) and (x.dtype.is_floating or x.dtype.is_integer):
+        return x
+    with ops_lib.name_scope(name, "Conj", [x]) as scope:
+        x = convert_to_tensor(x, name="x")
+        if x.dtype.is_complex or x.dtype.base_dtype == dtypes_lib.variant:
+            return _op("Conj", scope, input=x)
+        if x.dtype.is_floating or x.dtype.is_integer:
+            return x
+        raise TypeError(f"Expected numeric or variant tensor, got dtype {x.dtype!r}.")
+
+
+def cast(x: Any, dtype: Any, name: str | None = None) -> ops_lib.Tensor:
+    """``x`` converted to ``dtype`` (x itself when it already has that dtype)."""
+    base_type = dtypes_lib.as_dtype(dtype).base_dtype
+    if isinstance(x, _T) and base_type == x.dtype:
+        return x
+    with ops_lib.name_scope(name, "Cast", [x]) as scope:
+        x = convert_to_tensor(x, name="x")
+        if x.dtype != base_type:
+            x = _op("Cast", scope, x=x, DstT=base_type)
+        return x
+
+
+def to_float(x: Any, name: str = "ToFloat") -> ops_lib.Tensor:
+    return cast(x, dtypes_lib.float32, name=name)
+
+
+def to_double(x: Any, name: str = "ToDouble") -> ops_lib.Tensor:
+    return cast(x, dtypes_lib.float64, name=name)
+
+
+def to_int32(x: Any, name: str = "ToInt32") -> ops_lib.Tensor:
+    return cast(x, dtypes_lib.int32, name=name)
+
+
+def to_int64(x: Any, name: str = "ToInt64") -> ops_lib.Tensor:
+    return cast(x, dtypes_lib.int64, name=name)
+
+
+def equal(x: Any, y: Any, name: str | None = None) -> ops_lib.Tensor:
+    return _op("Equal", name, x=x, y=y)
+
+
+def not_equal(x: Any, y: Any, name: str | None = None) -> ops_lib.Tensor:
+    return _op("NotEqual", name, x=x, y=y)
+
+
+def less(x: Any, y: Any, name: str | None = None) -> ops_lib.Tensor:
+    return _op("Less", name, x=x, y=y)
+
+
+def less_equal(x: Any, y: Any, name: str | None = None) -> ops_lib.Tensor:
+    return _op("LessEqual", name, x=x, y=y)
+
+
+def greater(x: Any, y: Any, name: str | None = None) -> ops_lib.Tensor:
+    return _op("Greater", name, x=x, y=y)
+
+
+def greater_equal(x: Any, y: Any, name: str | None = None) -> ops_lib.Tensor:
+    return _op("GreaterEqual", name, x=x, y=y)
+
+
+def logical_and(x: Any, y: Any, name: str | None = None) -> ops_lib.Tensor:
+    return _op("LogicalAnd", name, x=x, y=y)
+
+
+def logical_or(x: Any, y: Any, name: str | None = None) -> ops_lib.Tensor:
+    return _op("LogicalOr", name, x=x, y=y)
+
+
+def logical_not(x: Any, name: str | None = None) -> ops_lib.Tensor:
+    """Elementwise NOT of a bool tensor."""
+    return _op("LogicalNot", name, x=x)
+
+
+def logical_xor(x: Any, y: Any, name: str = "LogicalXor") -> ops_lib.Tensor:
+    """x XOR y: (x | y) & ~(x & y)."""
+    return _op("LogicalAnd", name, x=_op("LogicalOr", x=x, y=y),
+               y=_op("LogicalNot", x=_op("LogicalAnd", x=x, y=y)))
+
+
+def _and(x: Any, y: Any, name: str | None = None) -> ops_lib.Tensor:
+    if x.dtype == dtypes_lib.bool:
+        return _op("LogicalAnd", name, x=x, y=y)
+    return _op("BitwiseAnd", x=x, y=y)
+
+
+def _or(x: Any, y: Any, name: str | None = None) -> ops_lib.Tensor:
+    if x.dtype == dtypes_lib.bool:
+        return _op("LogicalOr", name, x=x, y=y)
+    return _op("BitwiseOr", x=x, y=y)
+
+
+def _xor(x: Any, y: Any, name: str | None = None) -> ops_lib.Tensor:
+    if x.dtype == dtypes_lib.bool:
+        return logical_xor(x, y, name)
+    return _op("BitwiseXor", x=x, y=y)
+
+
+def _invert(x: Any, name: str | None = None) -> ops_lib.Tensor:
+    if x.dtype == dtypes_lib.bool:
+        return _op("LogicalNot", name, x=x)
+    return _op("Invert", name, x=x)
+
+
+def select(condition: Any, x: Any, y: Any, name: str | None = None) -> ops_lib.Tensor:
+    """TF1 ``tf.where(condition, x, y)``: a Select op (condition the shape of x, a vector
+    over x's first dimension, or a scalar)."""
+    return _op("Select", name, condition=condition, t=x, e=y)
+
+
+def where_v2(condition: Any, x: Any = None, y: Any = None,
+             name: str | None = None) -> ops_lib.Tensor:
+    """``tf.where_v2``: a broadcasting SelectV2 (or the coordinates of true elements)."""
+    if x is None and y is None:
+        from graphcore.ops import array_ops
+
+        return array_ops.where(condition, name=name)
+    if x is None or y is None:
+        raise ValueError("x and y must both be non-None or both be None.")
+    return _op("SelectV2", name, condition=condition, t=x, e=y)
+
+
+def add_n(inputs: Any, name: str | None = None) -> ops_lib.Tensor:
+    """The elementwise sum of a list of tensors of one dtype and shape."""
+    if not inputs or not isinstance(inputs, collections.abc.Iterable):
+        raise ValueError("Inputs must be an iterable of at least one Tensor/IndexedSlices "
+                         "with the same dtype and shape.")
+    inputs = [convert_to_tensor(v) for v in inputs]
+    if len(inputs) == 1:
+        if name:
+            from graphcore.ops import array_ops
+
+            return array_ops.identity(inputs[0], name=name)
+        return inputs[0]
+    return _op("AddN", name, inputs=inputs)
+
+
+def scalar_mul(scalar: Any, x: Any, name: str | None = None) -> ops_lib.Tensor:
+    """scalar * x for a 0-D ``scalar`` (a Mul op)."""
+    base_dtype = dtypes_lib.as_dtype(x.dtype).base_dtype
+    scalar = convert_to_tensor(scalar, dtype=base_dtype, name="scalar")
+    shape = scalar.shape
+    if shape.ndims == 0:
+        return _op("Mul", name, x=scalar, y=x)
+    raise ValueError(f"The input scalar must be a 0-D value. Received shape {shape}.")
+
+
+# -- matmul ---------------------------------------------------------------------------------
+
+def _shape_tuple(t: ops_lib.Tensor) -> tuple | None:
+    return None if t.shape.ndims is None else tuple(t.shape.as_list())
+
+
+def matmul(a: Any, b: Any, transpose_a: bool = False, transpose_b: bool = False,
+           adjoint_a: bool = False, adjoint_b: bool = False, a_is_sparse: bool = False,
+           b_is_sparse: bool = False, output_type: Any = None, grad_a: bool = False,
+           grad_b: bool = False, name: str | None = None) -> ops_lib.Tensor:
+    """a @ b: a MatMul op for matrices, BatchMatMulV2 (broadcasting batch dims) otherwise."""
+    with ops_lib.name_scope(name, "MatMul", [a, b]) as scope:
+        if transpose_a and adjoint_a:
+            raise ValueError(f"Only one of `transpose_a` and `adjoint_a` can be True. "
+                             f"Received `transpose_a`={transpose_a}, `adjoint_a`={adjoint_a}.")
+        if transpose_b and adjoint_b:
+            raise ValueError(f"Only one of `transpose_b` and `adjoint_b` can be True. "
+                             f"Received `transpose_b`={transpose_b}, `adjoint_b`={adjoint_b}.")
+        a = convert_to_tensor(a, name="a")
+        b = convert_to_tensor(b, dtype_hint=a.dtype.base_dtype, name="b")
+        if output_type is not None and (output_type != a.dtype or output_type != b.dtype):
+            raise NotImplementedError("matmul with output_type (BatchMatMulV3) is not supported")
+        a_shape, b_shape = _shape_tuple(a), _shape_tuple(b)
+        batched = (a_shape is None or len(a_shape) > 2) or (b_shape is None or len(b_shape) > 2)
+        if batched:
+            if transpose_a:
+                a = conj(a)
+                adjoint_a = True
+            if transpose_b:
+                b = conj(b)
+                adjoint_b = True
+            return _op("BatchMatMulV2", scope, x=a, y=b, adj_x=adjoint_a, adj_y=adjoint_b,
+                       grad_x=grad_a, grad_y=grad_b)
+        if adjoint_a:
+            a = conj(a)
+            transpose_a = True
+        if adjoint_b:
+            b = conj(b)
+            transpose_b = True
+        return _op("MatMul", scope, a=a, b=b, transpose_a=transpose_a,
+                   transpose_b=transpose_b, grad_a=grad_a, grad_b=grad_b)
+
+
+# -- reductions -------------------------------------------------------------------------------
+
+def _lookup(new_name: str, new_value: Any, old_name: str, old_value: Any) -> Any:
+    """deprecation.deprecated_argument_lookup."""
+    if old_value is not None:
+        if new_value is not None:
+            raise ValueError(f"Cannot specify both '{old_name}' and '{new_name}'")
+        return old_value
+    return new_value
+
+
+def _reduction_dims(x: Any, axis: Any) -> Any:
+    if axis is not None:
+        return axis
+    rank = x.shape.ndims if isinstance(x, _T) else None
+    if rank:
+        from graphcore.ops import array_ops
+
+        return array_ops.constant(np.arange(rank, dtype=np.int32))
+    from graphcore.ops import array_ops
+
+    return range(0, array_ops.rank(x))
+
+
+def _may_reduce_to_scalar(keepdims: bool, axis: Any, output: ops_lib.Tensor) -> ops_lib.Tensor:
+    if not output.shape.is_fully_defined() and not keepdims and axis is None:
+        output.set_shape(())
+    return output
+
+
+def _make_reduce(op_type: str, doc: str) -> Callable:
+    def reduce_fn(input_tensor: Any, axis: Any = None, keepdims: Any = None,
+                  name: str | None = None, reduction_indices: Any = None,
+                  keep_dims: Any = None) -> ops_lib.Tensor:
+        axis = _lookup("axis", axis, "reduction_indices", reduction_indices)
+        keepdims = _lookup("keepdims", keepdims, "keep_dims", keep_dims)
+        keepdims = False if keepdims is None else builtins.bool(keepdims)
+        dims = _reduction_dims(input_tensor, axis)
+        out = _op(op_type, name, input=input_tensor, reduction_indices=dims,
+                  keep_dims=keepdims)
+        return _may_reduce_to_scalar(keepdims, axis, out)
+
+    reduce_fn.__doc__ = doc
+    return reduce_fn
+
+
+reduce_sum = _make_reduce("Sum", "The sum of elements across dimensions ``axis`` (all when "
+                                 "None); ``keepdims`` keeps them as size 1.")
+reduce_mean = _make_reduce("Mean", "The mean of elements across dimensions ``axis``.")
+reduce_max = _make_reduce("Max", "The maximum of elements across dimensions ``axis``.")
+reduce_min = _make_reduce("Min", "The minimum of elements across dimensions ``axis``.")
+reduce_prod = _make_reduce("Prod", "The product of elements across dimensions ``axis``.")
+for _fn, _n in ((reduce_sum, "reduce_sum"), (reduce_mean, "reduce_mean"),
+                (reduce_max, "reduce_max"), (reduce_min, "reduce_min"),
+                (reduce_prod, "reduce_prod")):
+    _fn.__name__ = _fn.__qualname__ = _n
+
+
+def _make_arg(op_type: str) -> Callable:
+    def arg_fn(input: Any, axis: Any = None, name: str | None = None,  # noqa: A002
+               dimension: Any = None, output_type: Any = dtypes_lib.int64) -> ops_lib.Tensor:
+        axis = _lookup("axis", axis, "dimension", dimension)
+        if axis is None:
+            axis = 0
+        if hasattr(axis, "dtype"):
+            allowed = {dtypes_lib.int8, dtypes_lib.uint8, dtypes_lib.int16, dtypes_lib.uint16,
+                       dtypes_lib.int32, dtypes_lib.int64}
+            if axis.dtype.base_dtype not in allowed:
+                raise TypeError(f"axis tensor dtypes {axis.dtype} is not supported")
+            if axis.dtype.base_dtype in {dtypes_lib.int8, dtypes_lib.int16, dtypes_lib.uint8,
+                                         dtypes_lib.uint16}:
+                axis = cast(axis, dtypes_lib.int32)
+        elif not isinstance(axis, (int, np.integer)):
+            raise TypeError("axis must be int or Tensor with integer datatype")
+        return _op(op_type, name, input=input, dimension=axis, output_type=output_type)
+
+    arg_fn.__name__ = arg_fn.__qualname__ = op_type.lower()
+    arg_fn.__doc__ = f"The index of the {op_type[3:].lower()}imum along ``axis`` (default 0)."
+    return arg_fn
+
+
+argmax = _make_arg("ArgMax")
+argmin = _make_arg("ArgMin")
+
+
+def range(start: Any, limit: Any = None, delta: Any = 1, dtype: Any = None,  # noqa: A001
+          name: str = "range") -> ops_lib.Tensor:
+    """[start, start + delta, ...) up to ``limit`` (one argument: [0, start))."""
+    if limit is None:
+        start, limit = 0, start
+    with ops_lib.name_scope(name, "Range", [start, limit, delta]) as scope:
+        if not isinstance(start, _T):
+            start = convert_to_tensor(start, dtype=dtype, name="start")
+        if not isinstance(limit, _T):
+            limit = convert_to_tensor(limit, dtype=dtype, name="limit")
+        if not isinstance(delta, _T):
+            delta = convert_to_tensor(delta, dtype=dtype, name="delta")
+        if dtype is None:
+            hierarchy = [dtypes_lib.int32, dtypes_lib.int64, dtypes_lib.float16,
+                         dtypes_lib.bfloat16, dtypes_lib.float32, dtypes_lib.float64]
+            for arg in (start, limit, delta):
+                if arg.dtype not in hierarchy:
+                    raise TypeError(f"Unsupported dtype {arg.dtype!r} for range")
+            inferred = builtins.max((arg.dtype for arg in (start, limit, delta)),
+                                    key=hierarchy.index)
+        else:
+            inferred = dtype
+        start = cast(start, inferred)
+        limit = cast(limit, inferred)
+        delta = cast(delta, inferred)
+        return _op("Range", scope, start=start, limit=limit, delta=delta)
+
+
+def _cumulative(op_type: str, default: str) -> Callable:
+    def fn(x: Any, axis: Any = 0, exclusive: bool = False, reverse: bool = False,
+           name: str | None = None) -> ops_lib.Tensor:
+        with ops_lib.name_scope(name, default, [x]) as scope:
+            x = convert_to_tensor(x, name="x")
+            return _op(op_type, scope, x=x, axis=axis, exclusive=exclusive, reverse=reverse)
+
+    fn.__name__ = fn.__qualname__ = default.lower()
+    fn.__doc__ = f"The cumulative {default[3:].lower()} of ``x`` along ``axis``."
+    return fn
+
+
+cumsum = _cumulative("Cumsum", "Cumsum")
+cumprod = _cumulative("Cumprod", "Cumprod")
+
+
+def broadcast_gradient_args(s0: Any, s1: Any, name: str | None = None) -> list:
+    """The reduction indices of the gradients of two broadcast operands."""
+    return apply_op("BroadcastGradientArgs", name=name, s0=s0, s1=s1).outputs
+
+
+def reduced_shape(input_shape: Any, axes: Any) -> ops_lib.Tensor:
+    """``input_shape`` with the dimensions in ``axes`` set to 1 (an int32 tensor)."""
+    from graphcore.ops import array_ops
+
+    shape_value = _const(input_shape) if isinstance(input_shape, _T) else \
+        np.asarray(input_shape)
+    axes_value = _const(axes) if isinstance(axes, _T) else np.asarray(axes)
+    if shape_value is not None and axes_value is not None:
+        rank = len(shape_value)
+        kept = [int(d) for d in np.asarray(shape_value).reshape(-1)]
+        for a in np.asarray(axes_value).reshape(-1).tolist():
+            kept[a % rank if rank else 0] = 1
+        return array_ops.constant(kept, dtype=dtypes_lib.int32)
+    input_shape = cast(convert_to_tensor(input_shape), dtypes_lib.int32)
+    axes = cast(array_ops.reshape(axes, [-1]), dtypes_lib.int32)
+    rank = array_ops.size(input_shape)
+    axes = floormod(axes + rank, rank)
+    hits = equal(array_ops.expand_dims(range(rank), 1), array_ops.expand_dims(axes, 0))
+    mask = minimum(reduce_sum(cast(hits, dtypes_lib.int32), 1), 1)
+    return input_shape * (1 - mask) + mask
+
+
+# -- operators ------------------------------------------------------------------------------
+
+def _binary_operator(op_name: str, func: Callable) -> tuple[Callable, Callable]:
+    """TF's override_binary_operator_helper: ``x <op> y`` runs ``func(x, y, name)`` under a
+    ``name_scope(op_name)``; the reflected form converts the left operand to the tensor's
+    dtype (named 'x') first."""
+
+    def binary_op_wrapper(x: Any, y: Any) -> Any:
+        with ops_lib.name_scope(None, op_name, [x, y]) as name:
+            try:
+                return func(x, y, name=name)
+            except (TypeError, ValueError) as e:
+                r_name = f"__r{op_name}__"
+                if hasattr(type(y), r_name) and not isinstance(y, _T):
+                    try:
+                        out = getattr(y, r_name)(x)
+                        if out is NotImplemented:
+                            raise e from None
+                        return out
+                    except (TypeError, ValueError):
+                        raise e from None
+                raise
+
+    def r_binary_op_wrapper(y: Any, x: Any) -> Any:
+        with ops_lib.name_scope(None, op_name, [x, y]) as name:
+            x = convert_to_tensor(x, dtype=y.dtype.base_dtype, name="x")
+            return func(x, y, name=name)
+
+    binary_op_wrapper.__name__ = f"__{op_name}__"
+    r_binary_op_wrapper.__name__ = f"__r{op_name}__"
+    return binary_op_wrapper, r_binary_op_wrapper
+
+
+def _matmul_operator(a: Any, b: Any, name: str | None = None) -> ops_lib.Tensor:
+    return matmul(a, b, name=name)
 
 
 def _install_operators() -> None:
-    for op_name, func in (("add", add),):
-        ops_lib.Tensor._override_operator(f"__{op_name}__",
-                                          _binary_operator(op_name, func, False))
-        ops_lib.Tensor._override_operator(f"__r{op_name}__",
-                                          _binary_operator(op_name, func, True))
+    for op_name, func in (("add", _add_dispatch), ("sub", subtract), ("mul", _mul_dispatch),
+                          ("truediv", truediv), ("div", div), ("floordiv", floordiv),
+                          ("mod", _mod), ("pow", pow), ("matmul", _matmul_operator),
+                          ("and", _and), ("or", _or), ("xor", _xor)):
+        fwd, rev = _binary_operator(op_name, func)
+        ops_lib.Tensor._override_operator(f"__{op_name}__", fwd)
+        ops_lib.Tensor._override_operator(f"__r{op_name}__", rev)
+    ops_lib.Tensor._override_operator("__neg__", lambda x: negative(x))
+    ops_lib.Tensor._override_operator("__abs__", lambda x: abs(x))
+    ops_lib.Tensor._override_operator("__invert__", lambda x: _invert(x))
+    for dunder, fn in (("__lt__", less), ("__le__", less_equal), ("__gt__", greater),
+                       ("__ge__", greater_equal)):
+        ops_lib.Tensor._override_operator(dunder, lambda x, y, _fn=fn: _fn(x, y))
 
 
 _install_operators()
