@@ -19,6 +19,7 @@ from graphcore.framework import dtypes as dtypes_lib
 from graphcore.protobuf import attr_value_pb2, graph_pb2, node_def_pb2
 from graphcore.runtime.devices import Device
 from graphcore.runtime.graph_view import GraphView
+from graphcore.runtime.prune import is_fed_placeholder
 from graphcore.runtime.rendezvous import rendezvous_key
 
 
@@ -129,6 +130,7 @@ def partition(view: GraphView, names: list[str], placement: dict[str, Device],
     b = _Builder(view, placement, default)
     nodes = view.nodes
     feed_index = {t: i for i, t in enumerate(feeds)}
+    feed_set = set(feeds)
     args: dict[str, tuple[str, Device]] = {}  # fed tensor -> (_Arg node name, device)
 
     def arg_for(tensor: str, device: Device) -> tuple[str, Device]:
@@ -167,6 +169,8 @@ def partition(view: GraphView, names: list[str], placement: dict[str, Device],
             else:
                 nd.input.append(b.cross(src, idx, nodes[src].output_types[idx], src_dev, dev))
         for src in info.control_inputs:
+            if is_fed_placeholder(view, src, feed_set):
+                continue
             src_dev = placement[src]
             if src_dev.name == dev.name:
                 nd.input.append(f"^{src}")

@@ -39,6 +39,14 @@ def prune(view: GraphView, feeds: set[str], fetches: list[str],
             if src not in needed and f"{src}:{idx}" not in feeds:
                 stack.append(src)
         for src in info.control_inputs:
-            if src not in needed:
+            if src not in needed and not is_fed_placeholder(view, src, feeds):
                 stack.append(src)
     return sorted(needed, key=lambda n: nodes[n].index)
+
+
+def is_fed_placeholder(view: GraphView, name: str, feeds: set[str]) -> bool:
+    """A fed Placeholder does not run, and control edges from it are dropped (as TF
+    moves them to the feed)."""
+    info = view.nodes.get(name)
+    return info is not None and info.op in ("Placeholder", "PlaceholderV2") and \
+        f"{name}:0" in feeds
