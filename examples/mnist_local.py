@@ -10,9 +10,8 @@ import argparse
 import sys
 import time
 
-import numpy as np
-
 import digits_model
+import numpy as np
 
 
 def get_tf(backend):

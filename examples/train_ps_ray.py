@@ -14,9 +14,9 @@ import argparse
 import sys
 import time
 
+import digits_model
 import numpy as np
 
-import digits_model
 import graphcore as tf
 import ray_runtime
 
