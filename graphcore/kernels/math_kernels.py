@@ -223,12 +223,21 @@ register_kernel("Log1p")(_unary(np.log1p, True))
 register_kernel("Tanh")(_unary(np.tanh, True))
 register_kernel("Sigmoid")(_unary(_sigmoid, True))
 register_kernel("Conj")(_unary(np.conj))
+register_kernel("Floor")(_unary(np.floor))
+register_kernel("Ceil")(_unary(np.ceil))
+register_kernel("Rint")(_unary(np.rint))
+register_kernel("Round")(_unary(np.round))  # half to even, as TF's Round
+register_kernel("Cos")(_unary(np.cos, True))
+register_kernel("Sin")(_unary(np.sin, True))
+register_kernel("Reciprocal")(_unary(np.reciprocal, True))
 
 register_kernel("SqrtGrad")(_binary(lambda y, dy: dy * 0.5 / y, low_float_work=True))
 register_kernel("RsqrtGrad")(_binary(lambda y, dy: -0.5 * (dy * np.conj(y)) * (np.conj(y) ** 2),
                                      low_float_work=True))
 register_kernel("TanhGrad")(_binary(lambda y, dy: dy * (1 - y * np.conj(y)),
                                     low_float_work=True))
+register_kernel("ReciprocalGrad")(_binary(lambda y, dy: -dy * y * np.conj(y),
+                                          low_float_work=True))
 register_kernel("SigmoidGrad")(_binary(lambda y, dy: dy * (y * (1 - y)), low_float_work=True))
 
 

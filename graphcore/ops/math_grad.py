@@ -16,7 +16,7 @@ from graphcore.ops import array_ops, math_ops
 for _op_type in ("Less", "LessEqual", "Greater", "GreaterEqual", "Equal", "NotEqual",
                  "LogicalAnd", "LogicalOr", "LogicalNot", "ArgMax", "ArgMin", "Range",
                  "BroadcastGradientArgs", "BitwiseAnd", "BitwiseOr",
-                 "BitwiseXor", "Invert"):
+                 "BitwiseXor", "Invert", "Floor", "Ceil", "Round", "Rint"):
     NotDifferentiable(_op_type)
 
 
@@ -208,6 +208,25 @@ def _exp_grad(op: ops_lib.Operation, grad: Any) -> Any:
     y = op.outputs[0]
     with ops_lib.control_dependencies([grad]):
         return grad * math_ops.conj(y)
+
+
+@RegisterGradient("Cos")
+def _cos_grad(op: ops_lib.Operation, grad: Any) -> Any:
+    x = op.inputs[0]
+    with ops_lib.control_dependencies([grad]):
+        return -grad * math_ops.sin(math_ops.conj(x))
+
+
+@RegisterGradient("Sin")
+def _sin_grad(op: ops_lib.Operation, grad: Any) -> Any:
+    x = op.inputs[0]
+    with ops_lib.control_dependencies([grad]):
+        return grad * math_ops.cos(math_ops.conj(x))
+
+
+@RegisterGradient("Reciprocal")
+def _reciprocal_op_grad(op: ops_lib.Operation, grad: Any) -> Any:
+    return math_ops._op("ReciprocalGrad", y=op.outputs[0], dy=grad)
 
 
 @RegisterGradient("Log")

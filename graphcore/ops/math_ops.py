@@ -27,6 +27,8 @@ __all__ = [
     "argmax",
     "argmin",
     "cast",
+    "ceil",
+    "cos",
     "cumprod",
     "cumsum",
     "div",
@@ -34,6 +36,7 @@ __all__ = [
     "divide",
     "equal",
     "exp",
+    "floor",
     "floor_div",
     "floordiv",
     "floormod",
@@ -57,16 +60,20 @@ __all__ = [
     "pow",
     "range",
     "realdiv",
+    "reciprocal",
     "reduce_max",
     "reduce_mean",
     "reduce_min",
     "reduce_prod",
     "reduce_sum",
+    "rint",
+    "round",
     "rsqrt",
     "scalar_mul",
     "select",
     "sigmoid",
     "sign",
+    "sin",
     "sqrt",
     "square",
     "squared_difference",
@@ -394,7 +401,15 @@ _unary("Square", "{bfloat16, half, float, double, int8, int16, int32, int64, uin
                  "uint32, uint64, complex64, complex128}")
 for _u in ("Sqrt", "Rsqrt", "Exp", "Log", "Log1p", "Tanh", "Sigmoid"):
     _unary(_u, _FLOAT_COMPLEX)
-for _g in ("SqrtGrad", "RsqrtGrad", "TanhGrad", "SigmoidGrad"):
+for _u in ("Floor", "Ceil", "Rint"):
+    _unary(_u, "{bfloat16, half, float, double}")
+_unary("Round", "{bfloat16, half, float, double, int8, int16, int32, int64, complex64, "
+                "complex128}")
+for _u in ("Cos", "Sin"):
+    _unary(_u, _FLOAT_COMPLEX)
+_unary("Reciprocal", "{bfloat16, half, float, double, int8, int16, int32, int64, complex64, "
+                     "complex128}")
+for _g in ("SqrtGrad", "RsqrtGrad", "TanhGrad", "SigmoidGrad", "ReciprocalGrad"):
     _reg(_g).input("y: T").input("dy: T").output("z: T").attr(f"T: {_FLOAT_COMPLEX}") \
         .shape_fn(_merge_both_shape_fn)
 _reg("Conj").input("input: T").output("output: T") \
@@ -658,6 +673,42 @@ def log(x: Any, name: str | None = None) -> ops_lib.Tensor:
 
 def log1p(x: Any, name: str | None = None) -> ops_lib.Tensor:
     return _op("Log1p", name, x=x)
+
+
+def floor(x: Any, name: str | None = None) -> ops_lib.Tensor:
+    """Largest integer not greater than x, elementwise (a Floor op)."""
+    return _op("Floor", name, x=x)
+
+
+def ceil(x: Any, name: str | None = None) -> ops_lib.Tensor:
+    """Smallest integer not less than x, elementwise (a Ceil op)."""
+    return _op("Ceil", name, x=x)
+
+
+def rint(x: Any, name: str | None = None) -> ops_lib.Tensor:
+    """x rounded to the nearest integer, halves to even (a Rint op)."""
+    return _op("Rint", name, x=x)
+
+
+def round(x: Any, name: str | None = None) -> ops_lib.Tensor:  # noqa: A001
+    """x rounded half to even; integer tensors come back unchanged, as in TF."""
+    x = convert_to_tensor(x, name="x")
+    if x.dtype.is_integer:
+        return x
+    return _op("Round", name, x=x)
+
+
+def cos(x: Any, name: str | None = None) -> ops_lib.Tensor:
+    return _op("Cos", name, x=x)
+
+
+def sin(x: Any, name: str | None = None) -> ops_lib.Tensor:
+    return _op("Sin", name, x=x)
+
+
+def reciprocal(x: Any, name: str | None = None) -> ops_lib.Tensor:
+    """1 / x, elementwise (a Reciprocal op)."""
+    return _op("Reciprocal", name, x=x)
 
 
 def tanh(x: Any, name: str | None = None) -> ops_lib.Tensor:

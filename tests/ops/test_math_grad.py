@@ -115,9 +115,19 @@ UNARY_CASES = {
     "cast": lambda x: tf.cast(tf.cast(x, tf.float32), tf.float64) * 1.0,
     "sign": lambda x: tf.sign(x) * x,
     "sqrt_second_order": lambda x: tf.gradients(tf.sqrt(x), x)[0],
+    "cos": tf.cos,
+    "sin": tf.sin,
+    "reciprocal": tf.reciprocal,
+    "sin_second_order": lambda x: tf.gradients(tf.sin(x), x)[0],
     "cumsum": lambda x: tf.cumsum(x, 1, reverse=True),
     "cumprod": lambda x: tf.cumprod(x, 1, exclusive=True),
 }
+
+
+def test_rounding_ops_have_no_gradient():
+    x = tf.constant([0.3, 1.7])
+    for fn in (tf.floor, tf.ceil, tf.round, tf.rint):
+        assert tf.gradients(fn(x), x) == [None]
 
 
 @pytest.mark.parametrize("name", list(UNARY_CASES))

@@ -102,6 +102,8 @@ def test_pow_negative_integer_exponent():
     (tf.log, np.log), (tf.log1p, np.log1p), (tf.tanh, np.tanh),
     (tf.sigmoid, lambda x: 1 / (1 + np.exp(-x))), (tf.negative, np.negative),
     (tf.abs, np.abs), (tf.square, np.square), (tf.sign, np.sign),
+    (tf.floor, np.floor), (tf.ceil, np.ceil), (tf.rint, np.rint), (tf.round, np.round),
+    (tf.cos, np.cos), (tf.sin, np.sin), (tf.reciprocal, np.reciprocal),
 ], ids=lambda f: getattr(f, "__name__", ""))
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16])
 def test_unary_values(fn, ref, dtype):
@@ -112,6 +114,15 @@ def test_unary_values(fn, ref, dtype):
     np.testing.assert_allclose(got, ref(a.astype(np.float64)), rtol=tol, atol=tol)
     empty = _run(fn(tf.zeros([0, 2], dtype)))
     assert empty.shape == (0, 2) and empty.dtype == dtype
+
+
+def test_round_is_half_to_even_and_keeps_integers():
+    got = _run(tf.round(tf.constant([-2.5, -1.5, -0.5, 0.5, 1.5, 2.5])))
+    np.testing.assert_array_equal(got, [-2.0, -2.0, -0.0, 0.0, 2.0, 2.0])
+    ints = tf.constant([1, 2])
+    assert tf.round(ints) is ints
+    with pytest.raises(TypeError, match="not in list of allowed values"):
+        tf.floor(ints)
 
 
 def test_sigmoid_is_stable():
