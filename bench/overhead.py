@@ -257,5 +257,31 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     return result
 
 
+# -- the suite's "tiny" workload (python -m bench --only tiny) ----------------------------
+
+NAME = "tiny"
+NEEDS_RAY = False
+
+
+def run(cfg: Any) -> list[dict[str, Any]]:
+    """Rows for bench/run.py: per-call microseconds, graphcore vs TensorFlow."""
+    from bench import common
+
+    n, repeats, warmup = (50, 3, 10) if cfg.quick else (2000, 7, 200)
+    repeats = cfg.repeats or repeats
+    libs, _ = load_libraries(cfg.use_tf)
+    rows: list[dict[str, Any]] = []
+    for name in WORKLOADS:
+        for r in bench_workload(name, libs, warmup, n, repeats):
+            samples = {label: r[label]["samples_us"] for label in ("graphcore", "tensorflow")
+                       if r[label] is not None}
+            case = f"{name} sess.{'run' if r['mode'] == 'run' else 'make_callable()'}"
+            rows.extend(common.case_rows(NAME, case, "us/call", samples,
+                                         goals={"tensorflow": "<= 0.5"}))
+            if "tensorflow" not in samples:
+                rows.append(common.skipped_row(NAME, case, "tensorflow", "not installed"))
+    return rows
+
+
 if __name__ == "__main__":
     main()

@@ -1,0 +1,305 @@
+"""Asynchronous between-graph SGD on 1 ps + N workers, for graphcore-on-Ray and TF gRPC.
+
+Both sides run the same TF1 script (``worker_main``): worker ``i`` builds the digits MLP
+(64-256-256-10, GradientDescent 0.1, its own batch of 256 per step) under
+``replica_device_setter`` so the variables live on ``/job:ps/task:0`` and the compute on
+``/job:worker/task:i``; the chief initializes the variables, the others wait for them;
+then every worker runs ``sess.run(train_op, feed)`` in a loop without waiting for the
+others (async SGD, as TF1's between-graph replication does).
+
+  graphcore: ``ray_runtime.launch`` runs ``worker_main`` in one Ray task per worker,
+             each with ``ray_runtime.worker_session`` (ps and worker task actors).
+  tensorflow: one ``tf.distribute.Server`` process per task on free 127.0.0.1 ports; each
+             worker process is also its client (``tf.Session(server.target)``).
+
+Timing: after ``warmup`` steps every worker waits at a file barrier; from a common
+wall-clock start T0 each worker counts the steps it finishes in ``windows`` fixed
+windows of ``window_s`` seconds (all workers step through the whole span).  A window's
+rate is the sum of all workers' steps in it / window_s; the rows report the median over
+windows with min/max.
+
+    python -m bench.dist tf-task --spec JSON --job ps|worker --task I [...]   (internal)
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from bench import common
+
+SIZES = (64, 256, 256, 10)
+BATCH = 256
+LR = 0.1
+
+
+def _batches(task: int, n: int = 4) -> list[tuple[np.ndarray, np.ndarray]]:
+    from bench.mlp import make_data
+
+    data = make_data(SIZES, BATCH, "digits", seed=task)
+    return data[:n]
+
+
+def build_model(tf: Any, cluster: Any, task: int) -> tuple[Any, Any, Any, Any]:
+    from bench.mlp import init_params
+
+    params = init_params(SIZES)
+    with tf.device(tf.train.replica_device_setter(
+            cluster=cluster, worker_device=f"/job:worker/task:{task}")):
+        x = tf.placeholder(tf.float32, [None, SIZES[0]], name="x")
+        y = tf.placeholder(tf.int64, [None], name="y")
+        h = x
+        n_layers = len(SIZES) - 1
+        for i in range(n_layers):
+            w = tf.Variable(params[2 * i], name=f"w{i}")
+            b = tf.Variable(params[2 * i + 1], name=f"b{i}")
+            h = tf.matmul(h, w) + b
+            if i < n_layers - 1:
+                h = tf.nn.relu(h)
+        loss = tf.reduce_mean(
+            tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=h))
+        train_op = tf.train.GradientDescentOptimizer(LR).minimize(loss)
+    return x, y, train_op, loss
+
+
+def _wait_initialized(tf: Any, sess: Any, timeout: float = 120.0) -> None:
+    report = tf.report_uninitialized_variables()
+    deadline = time.time() + timeout
+    while len(sess.run(report)):
+        if time.time() > deadline:
+            raise TimeoutError("variables not initialized by the chief")
+        time.sleep(0.05)
+
+
+def timed_loop(step: Any, task: int, n_workers: int, barrier: str, warmup: int,
+               window_s: float, windows: int) -> dict[str, Any]:
+    """Warm-up, file barrier, then steps counted per common wall-clock window."""
+    for _ in range(warmup):
+        step()
+    bdir = Path(barrier)
+    (bdir / f"ready.{task}.tmp").write_text(repr(time.time()))
+    os.replace(bdir / f"ready.{task}.tmp", bdir / f"ready.{task}")
+    deadline = time.time() + 300
+    while True:
+        files = list(bdir.glob("ready.*[0-9]"))
+        if len(files) >= n_workers:
+            break
+        if time.time() > deadline:
+            raise TimeoutError("barrier: other workers never got ready")
+        step()  # keep the others' contention realistic while waiting
+    t0 = max(float(f.read_text()) for f in files) + 0.5
+    end = t0 + windows * window_s
+    counts = [0] * windows
+    while True:
+        step()
+        now = time.time()
+        if now >= end:
+            break
+        if now >= t0:
+            counts[int((now - t0) // window_s)] += 1
+    return {"task": task, "counts": counts, "t0": t0}
+
+
+# -- graphcore on Ray ---------------------------------------------------------------------
+
+
+def gc_worker_main(task: int, n_workers: int, cluster_name: str, barrier: str,
+                   warmup: int, window_s: float, windows: int) -> dict[str, Any]:
+    import graphcore as tf
+    import ray_runtime
+
+    cluster = tf.train.ClusterSpec({"ps": 1, "worker": n_workers})
+    x, y, train_op, _ = build_model(tf, cluster, task)
+    sess = ray_runtime.worker_session(cluster, task, cluster_name)
+    try:
+        if task == 0:
+            sess.run(tf.global_variables_initializer())
+        else:
+            ray_runtime.wait_for_variables(sess, poll=0.05)
+        return _run_loop(sess, x, y, train_op, task, n_workers, barrier, warmup,
+                         window_s, windows)
+    finally:
+        sess.close()
+
+
+def _run_loop(sess: Any, x: Any, y: Any, train_op: Any, task: int, n_workers: int,
+              barrier: str, warmup: int, window_s: float, windows: int) -> dict[str, Any]:
+    batches = _batches(task)
+    state = {"i": 0}
+
+    def step() -> None:
+        bx, by = batches[state["i"] % len(batches)]
+        state["i"] += 1
+        sess.run(train_op, feed_dict={x: bx, y: by})
+
+    return timed_loop(step, task, n_workers, barrier, warmup, window_s, windows)
+
+
+def run_graphcore(n_workers: int, warmup: int, window_s: float,
+                  windows: int) -> list[float]:
+    """Aggregate steps/s per window."""
+    import cloudpickle
+
+    import bench.dist
+    import bench.mlp
+    import ray_runtime
+    from ray_runtime import cluster as cluster_lib
+
+    cluster_lib.connect("ray://auto")
+    # Ray workers may not have the repository on sys.path: ship bench by value.
+    for mod in (bench.dist, bench.mlp, common):
+        cloudpickle.register_pickle_by_value(mod)
+    name = f"bench-{uuid.uuid4().hex[:8]}"
+    barrier = tempfile.mkdtemp(prefix="gc-bench-barrier-")
+    try:
+        results = ray_runtime.launch(
+            gc_worker_main, {"ps": 1, "worker": n_workers},
+            (n_workers, name, barrier, warmup, window_s, windows), cluster_name=name)
+    finally:
+        ray_runtime.shutdown_cluster(name, {"ps": 1, "worker": n_workers})
+        shutil.rmtree(barrier, ignore_errors=True)
+    return _rates(results, window_s)
+
+
+def _rates(results: list[dict[str, Any]], window_s: float) -> list[float]:
+    windows = len(results[0]["counts"])
+    return [sum(r["counts"][k] for r in results) / window_s for k in range(windows)]
+
+
+# -- TensorFlow gRPC ----------------------------------------------------------------------
+
+
+def _tf_task(args: argparse.Namespace) -> None:
+    tf1 = common.import_tf()
+    assert tf1 is not None, "TensorFlow is not installed"
+    spec = json.loads(args.spec)
+    cluster = tf1.train.ClusterSpec(spec)
+    config = tf1.ConfigProto()
+    if args.job == "worker":
+        config.device_filters.extend(["/job:ps", f"/job:worker/task:{args.task}"])
+    server = tf1.distribute.Server(cluster, job_name=args.job, task_index=args.task,
+                                   config=config, start=True)
+    if args.job == "ps":
+        server.join()
+        return
+    x, y, train_op, _ = build_model(tf1, cluster, args.task)
+    with tf1.Session(server.target, config=config) as sess:
+        if args.task == 0:
+            sess.run(tf1.global_variables_initializer())
+        else:
+            _wait_initialized(tf1, sess)
+        result = _run_loop(sess, x, y, train_op, args.task, len(spec["worker"]),
+                           args.barrier, args.warmup, args.window, args.windows)
+    print("RESULT " + json.dumps(result), flush=True)
+    # Leave without tearing down the gRPC server (it would wait on the ps).
+    os._exit(0)
+
+
+def run_tensorflow(n_workers: int, warmup: int, window_s: float,
+                   windows: int, timeout: float = 300.0) -> list[float]:
+    ports = common.free_ports(1 + n_workers)
+    spec = {"ps": [f"127.0.0.1:{ports[0]}"],
+            "worker": [f"127.0.0.1:{p}" for p in ports[1:]]}
+    barrier = tempfile.mkdtemp(prefix="tf-bench-barrier-")
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2")
+    root = str(Path(__file__).resolve().parents[1])
+    env["PYTHONPATH"] = root + os.pathsep + env.get("PYTHONPATH", "")
+    procs: list[subprocess.Popen] = []
+
+    def spawn(job: str, task: int) -> subprocess.Popen:
+        cmd = [sys.executable, "-m", "bench.dist", "tf-task", "--spec", json.dumps(spec),
+               "--job", job, "--task", str(task), "--barrier", barrier,
+               "--warmup", str(warmup), "--window", str(window_s),
+               "--windows", str(windows)]
+        p = subprocess.Popen(cmd, cwd=root, env=env, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True, start_new_session=True)
+        procs.append(p)
+        return p
+
+    try:
+        spawn("ps", 0)
+        workers = [spawn("worker", i) for i in range(n_workers)]
+        results = []
+        deadline = time.time() + timeout
+        for p in workers:
+            out, err = p.communicate(timeout=max(1.0, deadline - time.time()))
+            line = next((ln for ln in out.splitlines() if ln.startswith("RESULT ")), None)
+            if p.returncode != 0 or line is None:
+                raise RuntimeError(f"TF worker failed (rc={p.returncode}):\n{out}\n{err[-3000:]}")
+            results.append(json.loads(line[len("RESULT "):]))
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                try:
+                    os.killpg(p.pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+                p.wait()
+        shutil.rmtree(barrier, ignore_errors=True)
+    return _rates(results, window_s)
+
+
+# -- shared by ps_async and scaling -------------------------------------------------------
+
+_cache: dict[tuple, list[float]] = {}
+
+
+def measure(impl: str, n_workers: int, cfg: common.Config) -> list[float]:
+    warmup, window_s, windows = (3, 0.5, 2) if cfg.quick else (20, 2.0, cfg.reps(5))
+    key = (impl, n_workers, warmup, window_s, windows)
+    if key not in _cache:
+        fn = run_graphcore if impl == "graphcore" else run_tensorflow
+        _cache[key] = fn(n_workers, warmup, window_s, windows)
+    return _cache[key]
+
+
+def rows_for(workload: str, case: str, n_workers: int, cfg: common.Config,
+             goals: dict[str, str] | None = None, note: str | None = None) -> list[dict]:
+    samples: dict[str, list[float]] = {}
+    rows: list[dict[str, Any]] = []
+    skipped: list[dict[str, Any]] = []
+    impls = ["graphcore"] + (["tensorflow"] if cfg.use_tf else [])
+    for impl in impls:
+        if impl == "tensorflow" and common.import_tf() is None:
+            skipped.append(common.skipped_row(workload, case, impl, "not installed"))
+            continue
+        if impl == "graphcore" and not cfg.use_ray:
+            skipped.append(common.skipped_row(workload, case, impl, "Ray disabled"))
+            continue
+        rates = measure(impl, n_workers, cfg)
+        # case_rows wants seconds-like samples to convert; these are rates already.
+        samples[impl] = rates
+    rows = common.case_rows(workload, case, "steps/s", samples, higher_is_better=True,
+                            goals=goals)
+    for r in rows:
+        r["note"] = note
+    return rows + skipped
+
+
+def main(argv: list[str] | None = None) -> None:
+    p = argparse.ArgumentParser()
+    p.add_argument("mode", choices=["tf-task"])
+    p.add_argument("--spec", required=True)
+    p.add_argument("--job", required=True)
+    p.add_argument("--task", type=int, required=True)
+    p.add_argument("--barrier", default="")
+    p.add_argument("--warmup", type=int, default=10)
+    p.add_argument("--window", type=float, default=2.0)
+    p.add_argument("--windows", type=int, default=5)
+    _tf_task(p.parse_args(argv))
+
+
+if __name__ == "__main__":
+    main()

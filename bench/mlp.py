@@ -1,0 +1,231 @@
+"""MLP training steps: graphcore vs TensorFlow compat.v1 vs a hand-written numpy floor.
+
+Cases (the issue's two models):
+  digits  64-256-256-10, batch 256, GradientDescent(0.1), scikit-learn's digits
+  synth   784-1024-1024-10, batch 512, Adam(1e-3), random data
+
+One step = ``sess.run(train_op, feed_dict={x: batch, y: labels})`` (graphcore and TF
+built from the same script text), or for numpy: forward, softmax cross-entropy,
+backward and the update, written by hand with the same math (TF's Adam formula),
+in-place where numpy allows.  All three start from the same initial weights and are
+checked to agree on the first step's loss.  Batches cycle over a few pre-made ones.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from bench import common
+
+NAME = "mlp"
+NEEDS_RAY = False
+
+CASES = {
+    # name: (layer sizes, batch, optimizer, learning rate, data)
+    "digits": ((64, 256, 256, 10), 256, "gd", 0.1, "digits"),
+    "synth": ((784, 1024, 1024, 10), 512, "adam", 1e-3, "random"),
+}
+QUICK_CASES = {
+    "digits": ((64, 256, 256, 10), 256, "gd", 0.1, "digits"),
+    "synth": ((784, 128, 128, 10), 64, "adam", 1e-3, "random"),
+}
+
+
+def make_data(sizes: tuple, batch: int, data: str, n_batches: int = 4,
+              seed: int = 0) -> list[tuple[np.ndarray, np.ndarray]]:
+    rng = np.random.default_rng(seed)
+    if data == "digits":
+        try:
+            from sklearn.datasets import load_digits
+
+            d = load_digits()
+            x = (d.data / 16.0).astype(np.float32)
+            y = d.target.astype(np.int64)
+        except ImportError:  # same shapes without scikit-learn
+            x = rng.random((1797, 64), dtype=np.float32)
+            y = rng.integers(0, 10, 1797).astype(np.int64)
+        order = rng.permutation(len(x))
+        n_batches = len(x) // batch
+        return [(x[order[i * batch:(i + 1) * batch]], y[order[i * batch:(i + 1) * batch]])
+                for i in range(n_batches)]
+    return [(rng.standard_normal((batch, sizes[0]), dtype=np.float32),
+             rng.integers(0, sizes[-1], batch).astype(np.int64)) for _ in range(n_batches)]
+
+
+def init_params(sizes: tuple, seed: int = 1) -> list[np.ndarray]:
+    rng = np.random.default_rng(seed)
+    params = []
+    for n_in, n_out in zip(sizes[:-1], sizes[1:]):
+        params.append((rng.standard_normal((n_in, n_out)) / np.sqrt(n_in)).astype(np.float32))
+        params.append(np.zeros(n_out, np.float32))
+    return params
+
+
+# -- graphcore / TensorFlow (the same text) -----------------------------------------------
+
+
+class GraphMLP:
+    def __init__(self, tf: Any, sizes: tuple, batch: int, opt: str, lr: float,
+                 params: list[np.ndarray]):
+        self.graph = tf.Graph()
+        with self.graph.as_default():
+            self.x = tf.placeholder(tf.float32, [None, sizes[0]], name="x")
+            self.y = tf.placeholder(tf.int64, [None], name="y")
+            h = self.x
+            n_layers = len(sizes) - 1
+            for i in range(n_layers):
+                w = tf.Variable(params[2 * i], name=f"w{i}")
+                b = tf.Variable(params[2 * i + 1], name=f"b{i}")
+                h = tf.matmul(h, w) + b
+                if i < n_layers - 1:
+                    h = tf.nn.relu(h)
+            xent = tf.nn.sparse_softmax_cross_entropy_with_logits(labels=self.y, logits=h)
+            self.loss = tf.reduce_mean(xent)
+            optimizer = (tf.train.GradientDescentOptimizer(lr) if opt == "gd"
+                         else tf.train.AdamOptimizer(lr))
+            self.train_op = optimizer.minimize(self.loss)
+            self.sess = tf.Session(graph=self.graph)
+            self.sess.run(tf.global_variables_initializer())
+
+    def step(self, x: np.ndarray, y: np.ndarray) -> None:
+        self.sess.run(self.train_op, feed_dict={self.x: x, self.y: y})
+
+    def step_loss(self, x: np.ndarray, y: np.ndarray) -> float:
+        return float(self.sess.run([self.train_op, self.loss],
+                                   feed_dict={self.x: x, self.y: y})[1])
+
+    def close(self) -> None:
+        self.sess.close()
+
+
+# -- numpy floor --------------------------------------------------------------------------
+
+
+class NumpyMLP:
+    """Forward + backward + update by hand (float32 throughout)."""
+
+    def __init__(self, sizes: tuple, batch: int, opt: str, lr: float,
+                 params: list[np.ndarray]):
+        self.params = [p.copy() for p in params]
+        self.opt = opt
+        self.lr = np.float32(lr)
+        self.n_layers = len(sizes) - 1
+        if opt == "adam":
+            self.m = [np.zeros_like(p) for p in self.params]
+            self.v = [np.zeros_like(p) for p in self.params]
+            self.t = 0
+            self.b1, self.b2, self.eps = 0.9, 0.999, 1e-8
+
+    def step_loss(self, x: np.ndarray, y: np.ndarray) -> float:
+        p = self.params
+        acts = [x]
+        h = x
+        for i in range(self.n_layers):
+            h = h @ p[2 * i]
+            h += p[2 * i + 1]
+            if i < self.n_layers - 1:
+                np.maximum(h, 0, out=h)
+            acts.append(h)
+        logits = acts[-1]
+        n = logits.shape[0]
+        # softmax cross-entropy, mean over the batch; d = (softmax - onehot) / n
+        z = logits - logits.max(axis=1, keepdims=True)
+        e = np.exp(z)
+        s = e.sum(axis=1, keepdims=True)
+        rows = np.arange(n)
+        loss = float(np.mean(np.log(s[:, 0]) - z[rows, y]))
+        d = e
+        d /= s
+        d[rows, y] -= 1.0
+        d *= np.float32(1.0 / n)
+        grads: list[np.ndarray] = [None] * len(p)  # type: ignore[list-item]
+        for i in reversed(range(self.n_layers)):
+            grads[2 * i] = acts[i].T @ d
+            grads[2 * i + 1] = d.sum(axis=0)
+            if i > 0:
+                d = d @ p[2 * i].T
+                d *= acts[i] > 0
+        if self.opt == "gd":
+            for w, g in zip(p, grads):
+                g *= self.lr
+                w -= g
+        else:
+            self.t += 1
+            b1, b2 = self.b1, self.b2
+            lr_t = np.float32(self.lr * np.sqrt(1 - b2 ** self.t) / (1 - b1 ** self.t))
+            for w, g, m, v in zip(p, grads, self.m, self.v):
+                m *= b1
+                m += (1 - b1) * g
+                v *= b2
+                g *= g
+                g *= 1 - b2
+                v += g
+                upd = np.sqrt(v)
+                upd += self.eps
+                np.divide(m, upd, out=upd)
+                upd *= lr_t
+                w -= upd
+        return loss
+
+    def step(self, x: np.ndarray, y: np.ndarray) -> None:
+        self.step_loss(x, y)
+
+    def close(self) -> None:
+        pass
+
+
+# -- the workload -------------------------------------------------------------------------
+
+
+def _stepper(model: Any, batches: list) -> Callable[[], None]:
+    state = {"i": 0}
+    k = len(batches)
+
+    def fn() -> None:
+        x, y = batches[state["i"] % k]
+        state["i"] += 1
+        model.step(x, y)
+
+    return fn
+
+
+def run(cfg: common.Config) -> list[dict[str, Any]]:
+    import graphcore
+
+    tf1 = common.import_tf() if cfg.use_tf else None
+    rows: list[dict[str, Any]] = []
+    cases = QUICK_CASES if cfg.quick else CASES
+    for case_name, (sizes, batch, opt, lr, data) in cases.items():
+        case = (f"{case_name} {'-'.join(map(str, sizes))} b{batch} "
+                f"{'GD' if opt == 'gd' else 'Adam'}")
+        batches = make_data(sizes, batch, data)
+        params = init_params(sizes)
+        models: dict[str, Any] = {"graphcore": GraphMLP(graphcore, sizes, batch, opt, lr,
+                                                        params)}
+        if tf1 is not None:
+            models["tensorflow"] = GraphMLP(tf1, sizes, batch, opt, lr, params)
+        models["numpy"] = NumpyMLP(sizes, batch, opt, lr, params)
+        try:
+            # Same math: the first step's loss (before the update) agrees.
+            x0, y0 = batches[0]
+            losses = {k: m.step_loss(x0, y0) for k, m in models.items()}
+            ref = losses["numpy"]
+            for k, v in losses.items():
+                if not np.isclose(v, ref, rtol=1e-3, atol=1e-4):
+                    raise AssertionError(f"{case}: first-step loss of {k} is {v}, numpy {ref}")
+            fns = {k: _stepper(m, batches) for k, m in models.items()}
+            target = 0.05 if cfg.quick else 0.5
+            n = {k: common.calls_for(f, target) for k, f in fns.items()}
+            samples = common.interleaved(fns, warmup=2 if cfg.quick else 10,
+                                         repeats=cfg.reps(7), n=n)
+        finally:
+            for m in models.values():
+                m.close()
+        rows.extend(common.case_rows(NAME, case, "ms/step", samples, scale=1e3,
+                                     goals={"tensorflow": "<= 1.0", "numpy": "<= 1.3"}))
+        if tf1 is None:
+            rows.append(common.skipped_row(NAME, case, "tensorflow", "not installed"))
+    return rows
