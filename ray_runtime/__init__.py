@@ -43,7 +43,8 @@ def session(target: str = "ray://auto", cluster: Any = None, graph: Any = None,
 
 def shutdown_cluster(cluster_name: str, jobs: dict[str, int] | None = None) -> int:
     """Kills the task actors of ``cluster_name`` (all tasks the engines of this process
-    created for it, plus ``jobs`` = {job: task count} if given); returns how many."""
+    created for it, plus ``jobs`` = {job: task count} if given) and removes its
+    placement group (multi-node clusters); returns how many actors it killed."""
     import ray
 
     from ray_runtime import actors
@@ -59,4 +60,5 @@ def shutdown_cluster(cluster_name: str, jobs: dict[str, int] | None = None) -> i
         except ValueError:
             pass
     actors.forget_cluster(cluster_name)
+    actors.remove_placement_group(cluster_name)
     return killed

@@ -178,6 +178,10 @@ class TaskActorImpl:
     def sleep(self, seconds: float) -> None:
         time.sleep(seconds)
 
+    def node_id(self) -> str:
+        """The id (hex) of the Ray node this task actor runs on."""
+        return ray.get_runtime_context().get_node_id()
+
 
 def _node_info(nd: Any) -> NodeInfo:
     from graphcore.framework import op_registry
@@ -216,6 +220,62 @@ def created_actor_names(cluster_name: str) -> list[str]:
 def forget_cluster(cluster_name: str) -> None:
     with _created_lock:
         _created.pop(cluster_name, None)
+
+
+# -- placement groups (clusters of several nodes) -------------------------------------
+
+# What each task's bundle reserves: a token amount of CPU, so that bundles (and so
+# tasks) spread over nodes without holding back CPUs for other work.
+BUNDLE_CPUS = 0.01
+
+
+def placement_group_name(cluster_name: str) -> str:
+    return f"graphcore/{cluster_name}"
+
+
+def alive_node_count() -> int:
+    return sum(1 for n in ray.nodes() if n.get("Alive"))
+
+
+def get_or_create_placement_group(cluster_name: str, n_bundles: int,
+                                  timeout: float = 60.0) -> Any:
+    """The detached placement group of ``cluster_name``: one bundle per task, SPREAD
+    over the nodes (so tasks land on different nodes where there are enough).  All
+    clients of the cluster find the same group by name; bundle ``i`` belongs to the
+    ``i``-th task in ClusterSpec order.  Removed by shutdown_cluster()."""
+    from ray.util import get_placement_group, placement_group
+
+    name = placement_group_name(cluster_name)
+    try:
+        pg = get_placement_group(name)
+    except ValueError:
+        try:
+            pg = placement_group([{"CPU": BUNDLE_CPUS}] * n_bundles, strategy="SPREAD",
+                                 name=name, lifetime="detached")
+        except ValueError:  # another client created it meanwhile
+            pg = get_placement_group(name)
+    if pg.bundle_count < n_bundles:
+        raise errors.InvalidArgumentError(
+            None, None, f"Placement group {name} has {pg.bundle_count} bundles; the cluster "
+                        f"has {n_bundles} tasks (a different ClusterSpec under the same name?)")
+    try:
+        ray.get(pg.ready(), timeout=timeout)
+    except ray.exceptions.GetTimeoutError:
+        raise errors.UnavailableError(
+            None, None, f"Placement group {name} ({n_bundles} bundles of {BUNDLE_CPUS} CPU, "
+                        f"SPREAD) was not placed within {timeout} s") from None
+    return pg
+
+
+def remove_placement_group(cluster_name: str) -> bool:
+    from ray.util import get_placement_group
+    from ray.util import remove_placement_group as remove
+
+    try:
+        remove(get_placement_group(placement_group_name(cluster_name)))
+        return True
+    except ValueError:
+        return False
 
 
 def get_or_create_actor(cluster_name: str, job: str, task: int, num_cpus: float = 0,

@@ -12,6 +12,7 @@ from __future__ import annotations
 import itertools
 import os
 import threading
+import time
 import urllib.parse
 import uuid
 from typing import Any
@@ -80,6 +81,11 @@ class RayEngine:
                                    candidates[0])
         self.default_spec = device_lib.DeviceSpecV2(job=self.default_device.job, replica=0,
                                                     task=self.default_device.task)
+        # Several nodes: tasks go into the bundles of a SPREAD placement group.
+        self._placement_group = None
+        if actors.alive_node_count() > 1:
+            self._placement_group = actors.get_or_create_placement_group(
+                self.cluster_name, len(self.devices))
         self.view = GraphView()
         self._plans: dict[tuple, RayStepPlan] = {}
         self._lock = threading.Lock()
@@ -88,28 +94,55 @@ class RayEngine:
         timeout_ms = self.config.operation_timeout_in_ms
         self.step_timeout = step_timeout if step_timeout is not None else (
             timeout_ms / 1000.0 if timeout_ms > 0 else None)
-        for dev in self.devices:
-            self._actor(dev)
-        # Fail fast (and name the task) when an actor cannot start.
-        self._check_alive(list(self._actors.items()), timeout=60.0)
+        self._start_actors(timeout=60.0)
 
     # -- actors -----------------------------------------------------------------------
     def _actor(self, dev: Device) -> Any:
         name = dev.task_name
         handle = self._actors.get(name)
         if handle is None:
-            handle = actors.get_or_create_actor(self.cluster_name, dev.job, dev.task)
+            strategy, num_cpus = None, 0.0
+            if self._placement_group is not None:
+                from ray.util.scheduling_strategies import PlacementGroupSchedulingStrategy
+
+                strategy = PlacementGroupSchedulingStrategy(
+                    self._placement_group,
+                    placement_group_bundle_index=self.devices.index(dev))
+                num_cpus = actors.BUNDLE_CPUS
+            handle = actors.get_or_create_actor(self.cluster_name, dev.job, dev.task,
+                                                num_cpus=num_cpus,
+                                                scheduling_strategy=strategy)
             self._actors[name] = handle
         return handle
 
-    def _check_alive(self, items: list[tuple[str, Any]], timeout: float) -> None:
-        refs = [h.ping.remote() for _, h in items]
-        for (name, _), ref in zip(items, refs):
-            try:
-                ray.get(ref, timeout=timeout)
-            except (RayActorError, GetTimeoutError) as e:
-                raise errors.UnavailableError(None, None, f"Task {name} is unavailable: "
-                                                          f"{type(e).__name__}") from None
+    def _start_actors(self, timeout: float) -> None:
+        """Finds or creates the actor of every task and waits until each answers.  A
+        dead actor (killed, or lost with its node) is replaced by a new one: its name
+        may still resolve to the dead actor for a moment, so lookups are retried until
+        the name is free.  Fails (naming the task) when an actor cannot start."""
+        deadline = time.monotonic() + timeout
+        todo = list(self.devices)
+        while todo:
+            items = [(dev, self._actor(dev)) for dev in todo]
+            refs = [h.ping.remote() for _, h in items]
+            dead = []
+            for (dev, _), ref in zip(items, refs):
+                try:
+                    ray.get(ref, timeout=max(deadline - time.monotonic(), 0.1))
+                except RayActorError as e:
+                    if time.monotonic() > deadline:
+                        raise errors.UnavailableError(
+                            None, None, f"Task {dev.task_name} is unavailable: "
+                                        f"{type(e).__name__}") from None
+                    del self._actors[dev.task_name]
+                    dead.append(dev)
+                except GetTimeoutError:
+                    raise errors.UnavailableError(
+                        None, None, f"Task {dev.task_name} did not start within {timeout} s"
+                    ) from None
+            todo = dead
+            if todo:
+                time.sleep(0.1)
 
     # -- graph ------------------------------------------------------------------------
     def extend(self, graph_def: bytes | graph_pb2.GraphDef) -> None:
@@ -236,6 +269,9 @@ class RayEngine:
                 from None
 
     def close(self) -> None:
+        if not ray.is_initialized():  # disconnected: a remote call would start a new Ray
+            self._plans.clear()
+            return
         keys = [p.key for p in self._plans.values()]
         for handle in self._actors.values():
             try:

@@ -19,7 +19,7 @@ from graphcore.framework import errors
 from graphcore.framework import ops as ops_lib
 from graphcore.ops import control_flow_ops, variables
 from graphcore.train import session_run_hook as hooks_lib
-from graphcore.train.session_run_hook import SessionRunContext, SessionRunValues
+from graphcore.train.session_run_hook import SessionRunArgs, SessionRunContext, SessionRunValues
 
 __all__ = ["MonitoredTrainingSession", "MonitoredSession", "Scaffold",
            "SingularMonitoredSession"]
@@ -95,7 +95,11 @@ class MonitoredSession:
             for hook in self._hooks:
                 hook.begin()
             self._scaffold = (scaffold or Scaffold()).finalize()
-        self._sess = self._create_session()
+        try:
+            self._sess = self._create_session()
+        except BaseException:
+            self._graph._unsafe_unfinalize()
+            raise
 
     # -- session lifecycle ------------------------------------------------------------
     def _create_session(self) -> Session:
@@ -158,14 +162,22 @@ class MonitoredSession:
 
     def _run_with_hooks(self, fetches: Any, feed_dict: Any, options: Any,
                         run_metadata: Any) -> Any:
-        context = SessionRunContext((fetches, feed_dict), self._sess)
+        context = SessionRunContext(SessionRunArgs(fetches, feed_dict, options), self._sess)
         extra = []
         feeds = dict(feed_dict or {})
+        hook_feeds: dict = {}
         for hook in self._hooks:
             args = hook.before_run(context)
             extra.append(args)
             if args is not None and args.feed_dict:
-                feeds.update(args.feed_dict)
+                for k, v in args.feed_dict.items():
+                    if k in hook_feeds:
+                        raise RuntimeError(f"Same tensor is fed by two hooks: {k}")
+                    hook_feeds[k] = v
+        for k, v in hook_feeds.items():
+            if k in feeds:
+                raise RuntimeError(f"Same tensor is fed by a SessionRunHook and user: {k}")
+            feeds[k] = v
         hook_fetches = [a.fetches if a is not None else None for a in extra]
         results = self._sess.run({"caller": fetches, "hooks": [
             f if f is not None else [] for f in hook_fetches]}, feed_dict=feeds or None,

@@ -101,8 +101,11 @@ class StopAtStepHook(SessionRunHook):
         return SessionRunArgs(self._global_step)
 
     def after_run(self, run_context: SessionRunContext, run_values: SessionRunValues) -> None:
+        # The fetched value may have been read before this step's increment (TF checks
+        # the latest value before stopping).
         if int(run_values.results) + 1 >= self._last_step:
-            run_context.request_stop()
+            if int(run_context.session.run(self._global_step)) >= self._last_step:
+                run_context.request_stop()
 
 
 class CheckpointSaverHook(SessionRunHook):
@@ -137,19 +140,26 @@ class CheckpointSaverHook(SessionRunHook):
         return savers[0]
 
     def after_create_session(self, session: Any, coord: Any) -> None:
-        self._last_step = int(session.run(self._global_step))
-        self._last_time = time.time()
+        # As TF: the checkpoint saved here is the state at the session's first step
+        # (so a recovery before the first periodic save restores this state).
+        self._save(session, int(session.run(self._global_step)))
 
     def before_run(self, run_context: SessionRunContext) -> SessionRunArgs:
         return SessionRunArgs(self._global_step)
 
+    def _due(self, step: int) -> bool:
+        if self._last_step is not None and step <= self._last_step:
+            return False
+        if self._save_steps is not None:
+            return self._last_step is None or step >= self._last_step + self._save_steps
+        return time.time() - self._last_time >= self._save_secs
+
     def after_run(self, run_context: SessionRunContext, run_values: SessionRunValues) -> None:
-        step = int(run_context.session.run(self._global_step))
-        due = (self._save_steps is not None and self._last_step is not None
-               and step - self._last_step >= self._save_steps) or \
-              (self._save_secs is not None and time.time() - self._last_time >= self._save_secs)
-        if due:
-            self._save(run_context.session, step)
+        # results is the global step read during the step (maybe before its increment).
+        if self._due(int(run_values.results) + 1):
+            step = int(run_context.session.run(self._global_step))
+            if self._due(step):
+                self._save(run_context.session, step)
 
     def _save(self, session: Any, step: int) -> None:
         self._get_saver().save(session, self._path, global_step=step)
