@@ -98,6 +98,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         "started": time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(started)),
         "seconds": round(time.time() - started, 1),
         "machine": common.machine_info(),
+        "commit": _commit(),
         "config": {"quick": cfg.quick, "use_tf": cfg.use_tf, "use_ray": cfg.use_ray,
                    "repeats": cfg.repeats, "workloads": names},
         "notes": NOTES,
@@ -119,6 +120,7 @@ def render(result: dict[str, Any]) -> str:
     lines = [
         f"graphcore benchmark suite  ({result['started']}, {result['seconds']} s)",
         f"machine: {info['processor']}, {info['cpu_count']} cpus, {info['platform']}",
+        f"commit: {result.get('commit')}",
         "versions: " + "  ".join(f"{k} {info.get(k)}" for k in
                                  ("python", "numpy", "graphcore", "tensorflow", "ray")),
         "",
@@ -131,6 +133,20 @@ def render(result: dict[str, Any]) -> str:
     if loads:
         lines.append(f"note: 1-min loadavg per workload: {loads}")
     return "\n".join(lines)
+
+
+def _commit() -> str | None:
+    """The git commit measured (GRAPHCORE_BENCH_COMMIT names it for a snapshot copy)."""
+    if os.environ.get("GRAPHCORE_BENCH_COMMIT"):
+        return os.environ["GRAPHCORE_BENCH_COMMIT"]
+    import subprocess
+
+    try:
+        out = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True,
+                             cwd=os.path.dirname(os.path.abspath(__file__)), timeout=10)
+        return out.stdout.strip() or None
+    except (OSError, subprocess.SubprocessError):
+        return None
 
 
 def _load() -> list[float] | None:
