@@ -4,6 +4,7 @@ gradients of half of every batch, and the averaged gradients update the variable
 on the ps tasks (in-graph replication, one client).
 
     python examples/train_ps_ray.py                  # embedded local Ray cluster
+    python examples/train_ps_ray.py --local          # the same graph in-process
     ray job submit --address http://127.0.0.1:8265 --working-dir . -- \\
         python examples/train_ps_ray.py              # on a running Ray cluster
 
@@ -30,6 +31,15 @@ def average_gradients(tower_grads):
     return averaged
 
 
+def _device(cluster, worker):
+    """replica_device_setter for worker ``worker``, or no placement (cluster None: the
+    same graph, op for op, for an in-process run)."""
+    if cluster is None:
+        return None
+    return tf.train.replica_device_setter(cluster=cluster,
+                                          worker_device=f"/job:worker/task:{worker}")
+
+
 def build(cluster, num_workers, learning_rate):
     images = tf.placeholder(tf.float32, [None, 64], name="images")
     labels = tf.placeholder(tf.int64, [None], name="labels")
@@ -39,15 +49,12 @@ def build(cluster, num_workers, learning_rate):
     tower_grads = []
     losses = []
     for i in range(num_workers):
-        setter = tf.train.replica_device_setter(cluster=cluster,
-                                                worker_device=f"/job:worker/task:{i}")
-        with tf.device(setter), tf.variable_scope("model", reuse=i > 0):
+        with tf.device(_device(cluster, i)), tf.variable_scope("model", reuse=i > 0):
             logits = digits_model.inference(tf, image_shards[i])
             loss = digits_model.loss_fn(tf, logits, label_shards[i])
             losses.append(loss)
             tower_grads.append(optimizer.compute_gradients(loss))
-    with tf.device(tf.train.replica_device_setter(cluster=cluster,
-                                                  worker_device="/job:worker/task:0")):
+    with tf.device(_device(cluster, 0)):
         global_step = tf.train.get_or_create_global_step()
         train_op = optimizer.apply_gradients(average_gradients(tower_grads),
                                              global_step=global_step)
@@ -66,19 +73,28 @@ def main(argv=None):
     parser.add_argument("--batch-size", type=int, default=64)
     parser.add_argument("--learning-rate", type=float, default=0.1)
     parser.add_argument("--cluster-name", default="train_ps_ray")
+    parser.add_argument("--local", action="store_true",
+                        help="run the same graph in this process (no Ray), for comparison")
     args = parser.parse_args(argv)
 
     cluster = tf.train.ClusterSpec({"ps": args.ps, "worker": args.workers})
     x_train, y_train, x_test, y_test = digits_model.load_digits_split()
-    tf.set_random_seed(0)
-    images, labels, train_op, loss, accuracy, global_step = build(
-        cluster, args.workers, args.learning_rate)
+    graph = tf.Graph()
+    with graph.as_default():
+        tf.set_random_seed(0)
+        images, labels, train_op, loss, accuracy, global_step = build(
+            None if args.local else cluster, args.workers, args.learning_rate)
 
     rng = np.random.default_rng(0)
     start = time.time()
-    sess = ray_runtime.session(args.target, cluster=cluster, cluster_name=args.cluster_name)
+    if args.local:
+        sess = tf.Session(graph=graph)
+    else:
+        sess = ray_runtime.session(args.target, cluster=cluster, graph=graph,
+                                   cluster_name=args.cluster_name)
     try:
-        sess.run(tf.global_variables_initializer())
+        with graph.as_default():
+            sess.run(tf.global_variables_initializer())
         for epoch in range(1, args.epochs + 1):
             losses = []
             for bx, by in digits_model.batches(x_train, y_train, args.batch_size, rng):
@@ -92,9 +108,10 @@ def main(argv=None):
         test_acc = sess.run(accuracy, feed_dict={images: x_test, labels: y_test})
     finally:
         sess.close()
-        ray_runtime.shutdown_cluster(args.cluster_name)
-    print(f"test accuracy {test_acc:.4f}  ({time.time() - start:.1f}s, "
-          f"{args.ps} ps + {args.workers} workers on Ray)")
+        if not args.local:
+            ray_runtime.shutdown_cluster(args.cluster_name)
+    where = "in-process" if args.local else f"{args.ps} ps + {args.workers} workers on Ray"
+    print(f"test accuracy {test_acc:.4f}  ({time.time() - start:.1f}s, {where})")
     return float(test_acc)
 
 

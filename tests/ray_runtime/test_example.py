@@ -1,0 +1,91 @@
+"""examples/train_ps_ray.py on Ray: the same accuracy as the same graph trained
+in-process, and partition graphs that put variables and their updates on the ps tasks
+and the compute on the workers."""
+
+import os
+import sys
+
+import graphcore as tf
+import ray_runtime
+
+EXAMPLES = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__)))), "examples")
+sys.path.insert(0, EXAMPLES)
+
+import digits_model  # noqa: E402
+import train_ps_ray  # noqa: E402
+
+EPOCHS = "4"
+
+
+def test_ray_accuracy_matches_the_local_run(cluster_name, capsys):
+    on_ray = train_ps_ray.main(["--epochs", EPOCHS, "--cluster-name", cluster_name])
+    local = train_ps_ray.main(["--epochs", EPOCHS, "--local"])
+    out = capsys.readouterr().out
+    assert "workers on Ray" in out and "in-process" in out
+    assert local > 0.85  # it did learn
+    assert abs(on_ray - local) <= 0.01, (on_ray, local)
+
+
+# Ops a ps partition may hold: variables, their initial values and update ops, and the
+# transfers and control plumbing around them.  No compute.
+PS_OPS = {"VariableV2", "Identity", "Const", "Assign", "AssignAdd", "ApplyGradientDescent",
+          "NoOp", "_Send", "_Recv", "_Arg", "_Retval"}
+
+
+def test_partition_graphs_of_a_training_step(cluster_name):
+    cluster = tf.train.ClusterSpec({"ps": 2, "worker": 2})
+    x_train, y_train, _, _ = digits_model.load_digits_split()
+    tf.set_random_seed(0)
+    images, labels, train_op, loss, _, _ = train_ps_ray.build(cluster, 2, 0.1)
+    sess = ray_runtime.session("ray://auto", cluster=cluster, cluster_name=cluster_name)
+    sess.run(tf.global_variables_initializer())
+    md = tf.RunMetadata()
+    opts = tf.RunOptions(output_partition_graphs=True)
+    sess.run([train_op, loss], {images: x_train[:64], labels: y_train[:64]}, options=opts,
+             run_metadata=md)
+    by_task = {}
+    for g in md.partition_graphs:
+        devices = {n.device for n in g.node}
+        assert len(devices) == 1, devices
+        by_task[devices.pop()] = g
+    names = {f"/job:{j}/replica:0/task:{t}/device:CPU:0": (j, t)
+             for j, t in [("ps", 0), ("ps", 1), ("worker", 0), ("worker", 1)]}
+    assert set(by_task) == set(names)
+    variables = {v.op.name: v.device for v in tf.global_variables()}
+    for device, g in by_task.items():
+        job, task = names[device]
+        ops = {n.op for n in g.node}
+        held = {n.name for n in g.node if n.op == "VariableV2"}
+        if job == "ps":
+            assert ops <= PS_OPS, ops - PS_OPS
+            assert "ApplyGradientDescent" in ops and "MatMul" not in ops
+            # Round-robin placement of replica_device_setter, exactly.
+            assert held == {v for v, d in variables.items() if d == f"/job:ps/task:{task}"}
+        else:
+            assert "MatMul" in ops and "VariableV2" not in ops
+            assert not ops & {"ApplyGradientDescent", "Assign", "AssignAdd"}
+            # Each worker computes its tower's forward and backward pass.
+            assert sum(n.op == "MatMul" for n in g.node) >= 3 * 3
+    assert len(variables) == 7  # 3 layers x (weights, biases) + global_step
+    assert {d for d in variables.values()} == {"/job:ps/task:0", "/job:ps/task:1"}
+
+    def transfers(op):
+        return sorted((n.attr["tensor_name"].s, n.attr["send_device"].s,
+                       n.attr["recv_device"].s, n.attr["send_device_incarnation"].i)
+                      for g in md.partition_graphs for n in g.node if n.op == op)
+
+    sends, recvs = transfers("_Send"), transfers("_Recv")
+    assert sends and sends == recvs
+    # Every send goes to a partition on another task, and every recv sits on its
+    # recv_device's partition.
+    for g in md.partition_graphs:
+        for n in g.node:
+            if n.op == "_Recv":
+                assert n.attr["recv_device"].s.decode() == n.device
+            if n.op == "_Send":
+                assert n.attr["send_device"].s.decode() == n.device
+                assert n.attr["recv_device"].s.decode() != n.device
+    # Gradients flow worker -> ps, variable values ps -> worker.
+    flows = {(s[1].decode().split("/")[1], s[2].decode().split("/")[1]) for s in sends}
+    assert {("job:ps", "job:worker"), ("job:worker", "job:ps")} <= flows
