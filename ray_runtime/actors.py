@@ -31,24 +31,49 @@ MAX_CONCURRENCY = 32
 
 class _RemoteRendezvous(Rendezvous):
     """A step's mailbox on one actor: sends to partitions on other actors go to
-    their actor's ``deliver``; everything else stays local."""
+    their actor's ``deliver``; everything else stays local.
 
-    __slots__ = ("_routes", "_actor", "_step_key")
+    Remote sends are batched: they collect in a per-peer outbox that is flushed, one
+    ``deliver`` call per peer, when this partition is about to wait on a _Recv and
+    when it finishes.  A partition that sends its six variables to a worker makes one
+    actor call, not six, and nothing waits on a tensor still sitting in an outbox
+    (its sender flushes before it could block, or finish)."""
+
+    __slots__ = ("_routes", "_actor", "_step_key", "_outbox", "_outbox_lock")
 
     def __init__(self, n: int, routes: dict[int, Any], actor: TaskActorImpl, step_key: str):
         super().__init__(n)
         self._routes = routes
         self._actor = actor
         self._step_key = step_key
+        self._outbox: dict[Any, list[tuple[int, Any]]] = {}
+        self._outbox_lock = threading.Lock()
 
     def send(self, slot: int, value: Any) -> None:
         peer = self._routes.get(slot)
         if peer is None:
             super().send(slot, value)
-        else:
-            peer.deliver.remote(self._step_key, slot, transport.encode(value))
+            return
+        wire = transport.encode(value)
+        with self._outbox_lock:
+            box = self._outbox.get(peer)
+            if box is None:
+                self._outbox[peer] = [(slot, wire)]
+            else:
+                box.append((slot, wire))
+
+    def flush(self) -> None:
+        """Sends what the outbox holds: one ``deliver`` call per peer actor."""
+        if not self._outbox:
+            return
+        with self._outbox_lock:
+            outbox, self._outbox = self._outbox, {}
+        for peer, items in outbox.items():
+            peer.deliver.remote(self._step_key, items)
 
     def recv(self, slot: int) -> Any:
+        if not self._events[slot].is_set():
+            self.flush()
         return transport.decode(super().recv(slot))
 
 
@@ -130,14 +155,15 @@ class TaskActorImpl:
                 return
         box.abort(errors.CancelledError(None, None, message))
 
-    def deliver(self, step_key: str, slot: int, value: Any) -> None:
-        """A tensor for slot ``slot`` of step ``step_key`` (from another actor)."""
+    def deliver(self, step_key: str, items: list[tuple[int, Any]]) -> None:
+        """Tensors (slot, value) of step ``step_key`` from another actor's partition."""
         with self._lock:
             box = self._mailboxes.get(step_key)
             if box is None:
-                self._pending.setdefault(step_key, []).append((slot, value))
+                self._pending.setdefault(step_key, []).extend(items)
                 return
-        Rendezvous.send(box, slot, value)
+        for slot, value in items:
+            Rendezvous.send(box, slot, value)
 
     def run(self, key: str, step_key: str, args: dict[int, Any], n_retvals: int,
             trace: bool) -> tuple[dict[int, Any], bytes]:
@@ -163,6 +189,7 @@ class TaskActorImpl:
                 ex.run_full(step)
             else:
                 ex.run(step)
+            box.flush()
         except BaseException as e:
             box.abort(e)
             raise
