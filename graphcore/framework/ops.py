@@ -689,11 +689,6 @@ class Graph:
         op = Operation(self, name, reg.name, inputs, output_types, attrs, reg,
                        device=device, stack=_capture_stack())
         flow_context = state.control_flow_context
-        if flow_context is not None:
-            # Inside a cond branch: external inputs come through Switches, and ops
-            # with no inputs wait on the branch's pivot (see control_flow_ops).
-            flow_context.add_op(op)
-            inputs = op._inputs
         ctrl = self._control_dependencies_for_inputs([t._op for t in inputs])
         if control_inputs:
             ctrl = ctrl + [c for c in control_inputs if c not in ctrl]
@@ -718,6 +713,11 @@ class Graph:
             op._attrs["container"] = attr_value_pb2.AttrValue(s=self._container.encode())
         self._infer_shapes(op)
         self._add_op(op)
+        if flow_context is not None:
+            # Inside a cond branch or a while loop (after the op exists, as TF): external
+            # inputs are rewired through Switches / Enters, and ops with no inputs wait on
+            # the context's pivot (see control_flow_ops).
+            flow_context.add_op(op)
         return op
 
     def _infer_shapes(self, op: Operation) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from graphcore.framework import errors
 from graphcore.kernels.registry import DEAD, KernelContext, register_kernel
 
 
@@ -35,5 +36,117 @@ def _merge(ctx: KernelContext):
             if value is not DEAD:
                 return (value, np.int32(i))
         return (DEAD, DEAD)
+
+    return compute
+
+
+register_kernel("RefMerge")(_merge)
+
+
+def _forward(ctx: KernelContext):
+    """Enter / Exit / NextIteration / LoopCond pass their input on; the executor moves
+    the value between frames and iterations."""
+    del ctx
+    return lambda x: (x,)
+
+
+for _op in ("Enter", "RefEnter", "Exit", "RefExit", "NextIteration", "RefNextIteration",
+            "LoopCond", "RefIdentity"):
+    register_kernel(_op)(_forward)
+
+
+@register_kernel("ControlTrigger")
+def _control_trigger(ctx: KernelContext):
+    del ctx
+    return lambda: ()
+
+
+@register_kernel("Assert")
+def _assert(ctx: KernelContext):
+    summarize = ctx.attr("summarize")
+
+    def fmt(v) -> str:
+        if isinstance(v, (bytes, np.bytes_)):
+            return bytes(v).decode(errors="replace")
+        a = np.asarray(v)
+        if a.dtype.kind in "SO" and a.ndim == 0:
+            x = a.item()
+            return x.decode(errors="replace") if isinstance(x, bytes) else str(x)
+        flat = a.reshape(-1)[:summarize] if summarize >= 0 else a.reshape(-1)
+        body = " ".join(str(x) for x in flat)
+        more = "..." if summarize >= 0 and a.size > summarize else ""
+        return f"[{body}{more}]"
+
+    def compute(condition, *data):
+        if not bool(np.all(condition)):
+            raise errors.InvalidArgumentError(
+                None, None, "assertion failed: " + " ".join(f"[{fmt(d)}]"
+                                                             if not fmt(d).startswith("[")
+                                                             else fmt(d) for d in data))
+        return ()
+
+    return compute
+
+
+class _Stack:
+    """A StackV2 resource: a list of values, created anew each time StackV2 runs."""
+
+    __slots__ = ("name", "values", "max_size", "closed")
+
+    def __init__(self, name: str, max_size: int):
+        self.name = name
+        self.values: list = []
+        self.max_size = max_size
+        self.closed = False
+
+    def __repr__(self) -> str:
+        return f"<Stack {self.name} ({len(self.values)} values)>"
+
+
+@register_kernel("StackV2")
+def _stack_v2(ctx: KernelContext):
+    name = ctx.attr("stack_name") or ctx.name
+    if isinstance(name, bytes):
+        name = name.decode()
+    return lambda max_size: (_Stack(name, int(max_size)),)
+
+
+@register_kernel("StackPushV2")
+def _stack_push_v2(ctx: KernelContext):
+    del ctx
+
+    def compute(handle, elem):
+        if handle.max_size >= 0 and len(handle.values) >= handle.max_size:
+            raise errors.InvalidArgumentError(
+                None, None, f"Stack[{handle.name}] overflowed its max_size "
+                            f"({handle.max_size})")
+        value = np.array(elem, copy=True) if isinstance(elem, np.ndarray) else elem
+        handle.values.append(value)
+        return (elem,)
+
+    return compute
+
+
+@register_kernel("StackPopV2")
+def _stack_pop_v2(ctx: KernelContext):
+    del ctx
+
+    def compute(handle):
+        if not handle.values:
+            raise errors.InvalidArgumentError(
+                None, None, f"Stack[{handle.name}] is empty when calling Pop().")
+        return (handle.values.pop(),)
+
+    return compute
+
+
+@register_kernel("StackCloseV2")
+def _stack_close_v2(ctx: KernelContext):
+    del ctx
+
+    def compute(handle):
+        handle.closed = True
+        handle.values.clear()
+        return ()
 
     return compute

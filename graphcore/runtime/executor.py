@@ -9,6 +9,7 @@ parallel by dependency counting.
 
 from __future__ import annotations
 
+import collections
 import threading
 import time
 from concurrent.futures import Executor
@@ -48,9 +49,41 @@ class _Instr:
         self.n_deps = 0
 
 
+# Ops that make a plan run on the frame-aware interpreter.
+_FRAME_OPS = frozenset({"Enter", "RefEnter", "Exit", "RefExit", "NextIteration",
+                        "RefNextIteration"})
+
 # Merge decides its own deadness; _Send/_Retval must pass a dead value on.
 _ACCEPTS_DEAD = frozenset({"Merge", "RefMerge"})
 _FORWARDS_DEAD = frozenset({"_Send", "_Retval"})
+
+
+_K_NORMAL, _K_MERGE, _K_ENTER, _K_EXIT, _K_NEXT, _K_TRIGGER, _K_FORWARDS_DEAD = range(7)
+_KINDS = {"Merge": _K_MERGE, "RefMerge": _K_MERGE, "Enter": _K_ENTER, "RefEnter": _K_ENTER,
+          "Exit": _K_EXIT, "RefExit": _K_EXIT, "NextIteration": _K_NEXT,
+          "RefNextIteration": _K_NEXT, "ControlTrigger": _K_TRIGGER,
+          "_Send": _K_FORWARDS_DEAD, "_Recv": _K_FORWARDS_DEAD, "_Retval": _K_FORWARDS_DEAD}
+
+
+class _Frame:
+    """One execution of a loop's frame (per parent frame and parent iteration)."""
+
+    __slots__ = ("parent", "parent_iter", "name", "pending_enters", "outstanding",
+                 "n_iters", "invariants", "states", "children", "dead_exits", "live_exits")
+
+    def __init__(self, parent: _Frame | None, parent_iter: int, name: str,
+                 pending_enters: int):
+        self.parent = parent
+        self.parent_iter = parent_iter
+        self.name = name
+        self.pending_enters = pending_enters
+        self.outstanding = 0  # queued nodes of this frame + live child frames
+        self.n_iters = 1
+        self.invariants: list[tuple[int, Any]] = []
+        self.states: dict[tuple[int, int], list] = {}
+        self.children: dict[tuple[int, str], _Frame] = {}
+        self.dead_exits: set[int] = set()
+        self.live_exits: set[int] = set()
 
 
 def _deref(value: Any) -> Any:
@@ -73,6 +106,17 @@ class PartitionExecutor:
         n_slots = 0
         instrs: list[_Instr] = []
         index_of: dict[str, int] = {}
+        # Plans with while loops run on the frame-aware interpreter (``_run_frames``);
+        # their Merges read NextIteration outputs that come later in list order (back
+        # edges), so every output gets its slot up front.
+        self._has_frames = any(nd.op in _FRAME_OPS for nd in graph_def.node)
+        self._frames_program: Any = None
+        if self._has_frames:
+            for nd in graph_def.node:
+                info = node_infos.get(nd.name) or NodeInfo(nd, _registration(nd.op), 0)
+                for i in range(len(info.output_types)):
+                    slots[(nd.name, i)] = n_slots + i
+                n_slots += len(info.output_types)
         for nd in graph_def.node:
             info = node_infos.get(nd.name) or NodeInfo(nd, _registration(nd.op), 0)
             kdef = kernel_registry.find_kernel(nd.op, device.device_type, dict(nd.attr))
@@ -105,7 +149,8 @@ class PartitionExecutor:
                 if not (sep and idx.isdigit()):
                     src, idx = inp, "0"
                 ins.append(slots[(src, int(idx))])
-                deps.add(index_of[src])
+                if src in index_of:  # (not a loop's back edge)
+                    deps.add(index_of[src])
                 producer = node_infos.get(src)
                 producer_ref = producer is not None and \
                     producer.output_types[int(idx)]._is_ref_dtype
@@ -125,7 +170,9 @@ class PartitionExecutor:
             instr.ctrl = tuple(ctrl)
             for d in deps:
                 instrs[d].consumers.append(len(instrs))
-            if (nd.op == "Identity" and instr.deref is None and not info.input_is_ref[0]
+            if self._has_frames:
+                instr.out = slots[(nd.name, 0)] if instr.nout else n_slots
+            elif (nd.op == "Identity" and instr.deref is None and not info.input_is_ref[0]
                     and not dead_aware):
                 # An Identity shares its input's slot: in-order runs skip it entirely.
                 instr.out = instr.ins[0]
@@ -205,6 +252,9 @@ class PartitionExecutor:
         """Runs every node in order (none skipped), propagating dead tensors (a node
         with a dead input or dead control input is dead; Merge takes its live input)
         and, with ``stats``, recording a NodeExecStats per node (FULL_TRACE)."""
+        if self._has_frames:
+            self._run_frames(step, stats)
+            return
         vals: list[Any] = [None] * self._n_slots
         dead = [False] * len(self._instrs)
         thread_id = threading.get_ident() & 0x7FFFFFFF
@@ -235,6 +285,198 @@ class PartitionExecutor:
                 if stats is not None:
                     elapsed = int((time.perf_counter() - t0) * 1e6)
                     _record(stats, instr, start, elapsed, res if instr.nout else (), thread_id)
+            for index, value in enumerate(step.retvals):
+                if value is DEAD:
+                    raise errors.InvalidArgumentError(
+                        None, None, f"Retval[{index}] does not have value (it is on an untaken "
+                                    "branch of a cond)")
+        except BaseException as e:
+            raise self._node_error(max(k, 0), e) from None
+
+    # -- while loops: frames and iterations ---------------------------------------------
+    def _build_frames_program(self) -> tuple:
+        """Static tables of the frame interpreter: per node its kind, data consumers per
+        output, control consumers, input counts, and the Enter count of each frame."""
+        instrs = self._instrs
+        index_of = {instr.name: k for k, instr in enumerate(instrs)}
+        n = len(instrs)
+        kinds = [_K_NORMAL] * n
+        data_consumers: list[list[list[tuple[int, int]]]] = [
+            [[] for _ in range(instr.nout)] for instr in instrs]
+        ctrl_consumers: list[list[int]] = [[] for _ in range(n)]
+        n_inputs = [0] * n
+        n_forward = [0] * n  # a Merge's inputs that are not loop back edges
+        has_back_edge = [False] * n
+        frame_names: list[str] = [""] * n
+        is_constant = [False] * n
+        enter_counts: dict[str, int] = {}
+        for k, instr in enumerate(instrs):
+            op = instr.op
+            kinds[k] = _KINDS.get(op, _K_NORMAL)
+            if kinds[k] == _K_ENTER:
+                attr = instr.node_def.attr
+                frame_names[k] = attr["frame_name"].s.decode()
+                is_constant[k] = attr["is_constant"].b
+                enter_counts[frame_names[k]] = enter_counts.get(frame_names[k], 0) + 1
+            pos = 0
+            for inp in instr.node_def.input:
+                if inp.startswith("^"):
+                    ctrl_consumers[index_of[inp[1:]]].append(k)
+                    n_inputs[k] += 1
+                    continue
+                src, sep, idx = inp.rpartition(":")
+                if not (sep and idx.isdigit()):
+                    src, idx = inp, "0"
+                j = index_of[src]
+                data_consumers[j][int(idx)].append((k, pos))
+                n_inputs[k] += 1
+                if kinds[j] == _K_NEXT and kinds[k] == _K_MERGE:
+                    has_back_edge[k] = True
+                else:
+                    n_forward[k] += 1
+                pos += 1
+        sources = [k for k in range(n) if n_inputs[k] == 0]
+        return (kinds, data_consumers, ctrl_consumers, n_inputs, n_forward, has_back_edge,
+                frame_names, is_constant, enter_counts, sources)
+
+    def _run_frames(self, step: Step, stats: step_stats_pb2.DeviceStepStats | None) -> None:
+        """TF's executor semantics for while loops: a value carries a (frame, iteration)
+        tag; Enter moves it into a child frame (a loop constant into every iteration),
+        NextIteration into the next iteration, Exit back to the parent frame. Dead values
+        propagate as in ``run_full``; a dead NextIteration ends its iteration chain and a
+        frame's Exits that never got a live value leave it dead when the frame is done."""
+        if self._frames_program is None:
+            self._frames_program = self._build_frames_program()
+        (kinds, data_consumers, ctrl_consumers, n_inputs, n_forward, has_back_edge,
+         frame_names, is_constant, enter_counts, sources) = self._frames_program
+        instrs = self._instrs
+        root = _Frame(None, 0, "", 0)
+        queue: collections.deque = collections.deque()
+        thread_id = threading.get_ident() & 0x7FFFFFFF
+
+        def deliver(frame: _Frame, it: int, k: int, pos: int, value: Any) -> None:
+            key = (k, it)
+            states = frame.states
+            st = states.get(key)
+            if kinds[k] == _K_MERGE:
+                if st is None:
+                    st = states[key] = [0, 0, False]  # arrivals, dead forward inputs, fired
+                st[0] += 1
+                if not st[2]:
+                    if pos >= 0 and value is not DEAD:
+                        st[2] = True
+                        frame.outstanding += 1
+                        queue.append((frame, it, k, (value, np.int32(pos)), False))
+                    elif pos >= 0:
+                        st[1] += 1
+                        if st[1] >= n_forward[k]:
+                            st[2] = True
+                            frame.outstanding += 1
+                            queue.append((frame, it, k, None, True))
+                if (st[2] and has_back_edge[k]) or st[0] >= n_inputs[k]:
+                    del states[key]
+                return
+            if st is None:
+                st = states[key] = [[None] * len(instrs[k].ins), n_inputs[k], False]
+            if value is DEAD:
+                st[2] = True
+            elif pos >= 0:
+                st[0][pos] = value
+            st[1] -= 1
+            if st[1] == 0:
+                del states[key]
+                frame.outstanding += 1
+                queue.append((frame, it, k, st[0], st[2]))
+
+
+        def send(frame: _Frame, it: int, k: int, outs: Any, dead: bool) -> None:
+            for i, consumers in enumerate(data_consumers[k]):
+                v = DEAD if dead else outs[i]
+                for c, pos in consumers:
+                    deliver(frame, it, c, pos, v)
+            token = DEAD if dead else None
+            for c in ctrl_consumers[k]:
+                deliver(frame, it, c, -1, token)
+
+        def new_iteration(frame: _Frame, it: int) -> None:
+            if it >= frame.n_iters:
+                frame.n_iters = it + 1
+                for ek, v in frame.invariants:
+                    send(frame, it, ek, (v,), v is DEAD)
+
+        def finish(frame: _Frame) -> None:
+            while frame is not root and frame.outstanding == 0 and frame.pending_enters == 0:
+                parent = frame.parent
+                for k in sorted(frame.dead_exits - frame.live_exits):
+                    send(parent, frame.parent_iter, k, None, True)
+                del parent.children[(frame.parent_iter, frame.name)]
+                parent.outstanding -= 1
+                frame = parent
+
+        def propagate(frame: _Frame, it: int, k: int, outs: Any, dead: bool) -> None:
+            kind = kinds[k]
+            if kind == _K_ENTER:
+                name = frame_names[k]
+                child = frame.children.get((it, name))
+                if child is None:
+                    child = frame.children[(it, name)] = _Frame(frame, it, name,
+                                                                enter_counts[name])
+                    frame.outstanding += 1
+                child.pending_enters -= 1
+                value = DEAD if dead else outs[0]
+                if is_constant[k]:
+                    child.invariants.append((k, value))
+                    for i in range(child.n_iters):
+                        send(child, i, k, (value,), dead)
+                else:
+                    send(child, 0, k, (value,), dead)
+                finish(child)
+            elif kind == _K_EXIT:
+                if dead:
+                    frame.dead_exits.add(k)
+                else:
+                    frame.live_exits.add(k)
+                    send(frame.parent, frame.parent_iter, k, outs, False)
+            elif kind == _K_NEXT:
+                if not dead:
+                    new_iteration(frame, it + 1)
+                    send(frame, it + 1, k, outs, False)
+            else:
+                send(frame, it, k, outs, dead)
+
+        for k in sources:
+            root.outstanding += 1
+            queue.append((root, 0, k, [], False))
+        k = -1
+        try:
+            while queue:
+                frame, it, k, args, dead = queue.popleft()
+                instr = instrs[k]
+                kind = kinds[k]
+                if kind == _K_MERGE:
+                    outs = args
+                elif dead and kind != _K_FORWARDS_DEAD and kind != _K_TRIGGER:
+                    outs = None
+                else:
+                    if kind == _K_FORWARDS_DEAD and frame is not root and \
+                            instr.op != "_Retval":
+                        raise errors.UnimplementedError(
+                            None, None, "A _Send/_Recv inside a while loop (a loop whose "
+                                        "body spans devices) is not supported")
+                    dead = False
+                    start = time.time()
+                    t0 = time.perf_counter()
+                    if instr.deref is not None:
+                        args = [_deref(a) if d and a is not DEAD else a
+                                for a, d in zip(args, instr.deref)]
+                    outs = instr.fn(step, *args) if instr.needs_step else instr.fn(*args)
+                    if stats is not None:
+                        elapsed = int((time.perf_counter() - t0) * 1e6)
+                        _record(stats, instr, start, elapsed, outs if instr.nout else (),
+                                thread_id)
+                propagate(frame, it, k, outs, dead)
+                frame.outstanding -= 1
+                finish(frame)
             for index, value in enumerate(step.retvals):
                 if value is DEAD:
                     raise errors.InvalidArgumentError(

@@ -14,6 +14,9 @@ from graphcore.framework.graph_util import topological_order
 from graphcore.framework.importer import parse_graph_def
 from graphcore.framework.op_def_library import arg_types, output_types_from_attrs
 
+_MERGE_OPS = frozenset({"Merge", "RefMerge"})
+_NEXT_ITERATION_OPS = frozenset({"NextIteration", "RefNextIteration"})
+
 
 class NodeInfo:
     """One node: its NodeDef, registration, parsed inputs and dtypes."""
@@ -110,9 +113,17 @@ class GraphView:
                     raise errors.InvalidArgumentError(
                         info.node_def, None, f"Node '{info.name}': unknown control input "
                                              f"'{src}'")
+        def deps(n: str) -> list[str]:
+            info = new[n]
+            srcs = [s for s, _ in info.inputs]
+            if info.op in _MERGE_OPS:
+                # A loop's back edge (NextIteration -> Merge) is not an ordering dependency.
+                srcs = [s for s in srcs
+                        if (new.get(s) or self.nodes[s]).op not in _NEXT_ITERATION_OPS]
+            return srcs + info.control_inputs
+
         try:
-            order = topological_order(
-                list(new), lambda n: [s for s, _ in new[n].inputs] + new[n].control_inputs)
+            order = topological_order(list(new), deps)
         except ValueError as e:
             raise errors.InvalidArgumentError(None, None, str(e)) from None
         base = len(self.order)

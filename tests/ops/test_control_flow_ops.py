@@ -124,3 +124,162 @@ def test_group_and_tuple():
         sess.run(g)
         assert sess.run(v) == 11
         assert sess.run(t) == [1, 2]
+
+
+# -- while_loop ------------------------------------------------------------------------------
+
+def test_while_loop_values_and_tf_names():
+    i = tf.constant(0)
+    x = tf.constant(1.0)
+    r = tf.while_loop(lambda i, x: i < 5, lambda i, x: (i + 1, x * 2.0), [i, x])
+    names = {op.name: op.type for op in tf.get_default_graph().get_operations()}
+    for name, op_type in [("while/Enter", "Enter"), ("while/Enter_1", "Enter"),
+                          ("while/Merge", "Merge"), ("while/Less", "Less"),
+                          ("while/LoopCond", "LoopCond"), ("while/Switch", "Switch"),
+                          ("while/Identity", "Identity"), ("while/add", "AddV2"),
+                          ("while/NextIteration", "NextIteration"), ("while/Exit", "Exit"),
+                          ("while/Exit_1", "Exit")]:
+        assert names[name] == op_type, name
+    g = tf.get_default_graph()
+    enter = g.get_operation_by_name("while/Enter")
+    assert enter.get_attr("frame_name") == b"while/while_context"
+    assert enter.get_attr("is_constant") is False
+    assert enter.get_attr("parallel_iterations") == 10
+    merge = g.get_operation_by_name("while/Merge")
+    assert [t.name for t in merge.inputs] == ["while/Enter:0", "while/NextIteration:0"]
+    # packed like the body's result (a tuple here), as TF
+    assert isinstance(r, tuple) and [t.op.name for t in r] == ["while/Exit", "while/Exit_1"]
+    assert r[1].shape.as_list() == []
+    with tf.Session() as sess:
+        assert sess.run(r) == (5, 32.0)
+
+
+def test_while_loop_single_var_and_captured_tensor():
+    w = tf.placeholder(tf.float32, [], name="w")
+    y = tf.while_loop(lambda x: x < 100.0, lambda x: x * w, [tf.constant(1.0)])
+    assert isinstance(y, tf.Tensor)
+    const_enters = [op for op in tf.get_default_graph().get_operations()
+                    if op.type == "Enter" and op.get_attr("is_constant")]
+    assert [op.inputs[0].name for op in const_enters] == ["w:0"]
+    with tf.Session() as sess:
+        assert sess.run(y, {w: 3.0}) == 243.0
+        assert sess.run(y, {w: 10.0}) == 100.0
+        # zero iterations: the initial value comes out
+        assert sess.run(y, {w: 1000.0}) == 1000.0
+
+
+def test_while_loop_nested_structures():
+    import collections
+
+    Pair = collections.namedtuple("Pair", "a b")
+    init = (Pair(tf.constant(0), tf.constant(1.0)), [tf.constant(0)])
+    out = tf.while_loop(lambda p, c: c[0] < 3,
+                        lambda p, c: (Pair(p.a + 1, p.b * 2.0), [c[0] + 1]), init)
+    assert isinstance(out[0], Pair) and isinstance(out[1], list)
+    with tf.Session() as sess:
+        p, c = sess.run(out)
+        assert (p.a, p.b, c) == (3, 8.0, [3])
+    with pytest.raises(ValueError, match="same nested structure"):
+        tf.while_loop(lambda a, b: a < 3, lambda a, b: (a + 1,), [tf.constant(0),
+                                                                 tf.constant(1)])
+
+
+def test_nested_while_loops_and_cond_inside_while():
+    def outer_body(i, acc):
+        _, inner = tf.while_loop(lambda j, a: j < i, lambda j, a: (j + 1, a + 1.0),
+                                 [tf.constant(0), acc])
+        return i + 1, inner
+
+    r = tf.while_loop(lambda i, a: i < 4, outer_body, [tf.constant(0), tf.constant(0.0)])
+    frames = {op.get_attr("frame_name") for op in tf.get_default_graph().get_operations()
+              if op.type == "Enter"}
+    assert frames == {b"while/while_context", b"while/while/while_context"}
+
+    def body(i, s):
+        s2 = tf.cond(tf.equal(i % 2, 0), lambda: s + tf.cast(i, tf.float32),
+                     lambda: s - 1.0)
+        return i + 1, s2
+
+    r2 = tf.while_loop(lambda i, s: i < 6, body, (tf.constant(0), tf.constant(0.0)))
+    p = tf.placeholder(tf.bool, [])
+    r3 = tf.cond(p, lambda: tf.while_loop(lambda x: x < 10, lambda x: x + 3,
+                                          [tf.constant(0)]),
+                 lambda: tf.constant(-1))
+    with tf.Session() as sess:
+        assert sess.run(r) == (4, 6.0)
+        assert sess.run(r2) == (6, 3.0)
+        assert sess.run(r3, {p: True}) == 12
+        assert sess.run(r3, {p: False}) == -1
+
+
+def test_while_loop_maximum_iterations():
+    y = tf.while_loop(lambda x: x < 100.0, lambda x: x * 2.0, [tf.constant(1.0)],
+                      maximum_iterations=3)
+    n = tf.placeholder(tf.int32, [])
+    z = tf.while_loop(lambda a, b: a < 100, lambda a, b: (a + 1, b + 2),
+                      [tf.constant(0), tf.constant(0)], maximum_iterations=n)
+    names = [op.name for op in tf.get_default_graph().get_operations()]
+    assert "while/iteration_counter" in names and "while/LogicalAnd" in names
+    with tf.Session() as sess:
+        assert sess.run(y) == 8.0
+        assert sess.run(z, {n: 4}) == (4, 8)
+        assert sess.run(z, {n: 0}) == (0, 0)
+    with pytest.raises(ValueError, match="must be a scalar"):
+        tf.while_loop(lambda x: x < 1, lambda x: x, [tf.constant(0)],
+                      maximum_iterations=[1, 2])
+
+
+def test_while_loop_shape_invariants():
+    x = tf.constant([1.0])
+    with pytest.raises(ValueError, match="enters the loop with shape"):
+        tf.while_loop(lambda x: tf.size(x) < 4, lambda x: tf.concat([x, x], 0), [x])
+    y = tf.while_loop(lambda x: tf.size(x) < 4, lambda x: tf.concat([x, x], 0), [x],
+                      shape_invariants=[tf.TensorShape([None])])
+    assert y.shape.as_list() == [None]
+    with pytest.raises(ValueError, match="not compatible with the initial shape"):
+        tf.while_loop(lambda x: tf.size(x) < 4, lambda x: x, [x],
+                      shape_invariants=[tf.TensorShape([2])])
+    with pytest.raises(TypeError, match="TensorShape"):
+        tf.while_loop(lambda x: tf.size(x) < 4, lambda x: x, [x], shape_invariants=[3])
+    with pytest.raises(ValueError, match="same nested structure"):
+        tf.while_loop(lambda x: tf.size(x) < 4, lambda x: x, [x], shape_invariants=[[None]])
+    with tf.Session() as sess:
+        np.testing.assert_array_equal(sess.run(y), [1.0, 1.0, 1.0, 1.0])
+
+
+def test_while_loop_argument_errors():
+    with pytest.raises(TypeError, match="'cond' must be callable"):
+        tf.while_loop(None, lambda x: x, [tf.constant(0)])
+    with pytest.raises(TypeError, match="'body' must be callable"):
+        tf.while_loop(lambda x: x < 1, 3, [tf.constant(0)])
+    with pytest.raises(ValueError, match="'loop_vars' must be provided"):
+        tf.while_loop(lambda: True, lambda: (), [])
+    with pytest.raises(TypeError, match="parallel_iterations"):
+        tf.while_loop(lambda x: x < 1, lambda x: x, [tf.constant(0)], parallel_iterations=0)
+
+
+def test_while_loop_ops_are_not_fetchable_and_loop_with_variable():
+    v = tf.Variable(0, name="v")
+    holder = {}
+
+    def body(i):
+        holder["inner"] = i + 1
+        with tf.control_dependencies([tf.assign_add(v, i)]):
+            return tf.identity(holder["inner"])
+
+    r = tf.while_loop(lambda i: i < 4, body, [tf.constant(0)])
+    with tf.Session() as sess:
+        sess.run(v.initializer)
+        assert sess.run(r) == 4
+        assert sess.run(v) == 0 + 1 + 2 + 3
+        with pytest.raises(errors.InvalidArgumentError, match="may not be fetched"):
+            sess.run(holder["inner"])
+
+
+def test_while_loop_reading_a_tensor_on_another_device():
+    with tf.device("/device:CPU:1"):
+        w = tf.constant(2.0, name="w")
+    with tf.device("/device:CPU:0"):
+        y = tf.while_loop(lambda x: x < 50.0, lambda x: x * w, [tf.constant(1.0)])
+    with tf.Session(config=tf.ConfigProto(device_count={"CPU": 2})) as sess:
+        assert sess.run(y) == 64.0
