@@ -64,7 +64,12 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     p.add_argument("--no-tf", action="store_true", help="skip TensorFlow anchors")
     p.add_argument("--no-ray", action="store_true", help="skip workloads that start Ray")
     p.add_argument("--repeats", type=int, default=None, help="override repetitions")
+    p.add_argument("--blas-threads", type=int, default=None,
+                   help="limit numpy's BLAS threads in this process (graphcore's local "
+                        "kernels and the numpy floor; TF keeps its own pools); default: "
+                        "the BLAS library's own choice")
     args = p.parse_args(argv)
+    blas = _limit_blas(args.blas_threads)
     names = parse_only(args.only)
     cfg = common.Config(quick=args.quick, use_tf=not args.no_tf, use_ray=not args.no_ray,
                         repeats=args.repeats)
@@ -100,7 +105,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         "machine": common.machine_info(),
         "commit": _commit(),
         "config": {"quick": cfg.quick, "use_tf": cfg.use_tf, "use_ray": cfg.use_ray,
-                   "repeats": cfg.repeats, "workloads": names},
+                   "repeats": cfg.repeats, "workloads": names,
+                   "blas_threads": args.blas_threads, "blas": blas},
         "notes": NOTES,
         "workloads": {n: (module(n).__doc__ or "").strip().split("\n\n")[0] for n in names},
         "timings": timings,
@@ -121,6 +127,9 @@ def render(result: dict[str, Any]) -> str:
         f"graphcore benchmark suite  ({result['started']}, {result['seconds']} s)",
         f"machine: {info['processor']}, {info['cpu_count']} cpus, {info['platform']}",
         f"commit: {result.get('commit')}",
+        "blas: " + ", ".join(f"{b.get('internal_api')} {b.get('version')} "
+                             f"{b.get('num_threads')} threads"
+                             for b in result["config"].get("blas") or []),
         "versions: " + "  ".join(f"{k} {info.get(k)}" for k in
                                  ("python", "numpy", "graphcore", "tensorflow", "ray")),
         "",
@@ -133,6 +142,24 @@ def render(result: dict[str, Any]) -> str:
     if loads:
         lines.append(f"note: 1-min loadavg per workload: {loads}")
     return "\n".join(lines)
+
+
+_blas_limiter: Any = None
+
+
+def _limit_blas(threads: int | None) -> list[dict[str, Any]]:
+    """Applies --blas-threads (threadpoolctl) and describes numpy's BLAS pools."""
+    global _blas_limiter
+    try:
+        import threadpoolctl
+    except ImportError:
+        if threads is not None:
+            raise SystemExit("--blas-threads needs threadpoolctl") from None
+        return []
+    if threads is not None:
+        _blas_limiter = threadpoolctl.threadpool_limits(limits=threads, user_api="blas")
+    return [{k: i.get(k) for k in ("internal_api", "version", "num_threads")}
+            for i in threadpoolctl.threadpool_info() if i.get("user_api") == "blas"]
 
 
 def _commit() -> str | None:
