@@ -14,4 +14,5 @@ from graphcore.train.rmsprop import *
 from graphcore.train.saver import *
 from graphcore.train.server_lib import *
 from graphcore.train.session_run_hook import *
+from graphcore.train.sync_replicas_optimizer import *
 from graphcore.train.training_util import *
