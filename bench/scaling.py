@@ -20,6 +20,8 @@ def run(cfg: common.Config) -> list[dict[str, Any]]:
     rows: list[dict[str, Any]] = []
     for n in WORKERS:
         case = f"1ps+{n}w async SGD (one machine)"
-        rows.extend(dist.rows_for(NAME, case, n, cfg,
-                                  note="one machine: local Ray cluster / 127.0.0.1"))
+        note = "one machine: local Ray cluster / 127.0.0.1"
+        if n == 2:
+            note += "; the ps_async measurement when both ran"
+        rows.extend(dist.rows_for(NAME, case, n, cfg, note=note))
     return rows
