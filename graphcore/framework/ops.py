@@ -532,12 +532,17 @@ class Graph:
         """Ops created inside run after ``control_inputs``; None clears outer ones."""
         state = self._state
         if control_inputs is None:
+            # As TF: None also leaves any cond / while context (ops made inside belong
+            # to no control flow context unless one is set on them).
             saved = state.control_deps
+            saved_context = state.control_flow_context
             state.control_deps = []
+            state.control_flow_context = None
             try:
                 yield
             finally:
                 state.control_deps = saved
+                state.control_flow_context = saved_context
             return
         ops: list[Operation] = []
         for c in control_inputs:

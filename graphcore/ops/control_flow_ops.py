@@ -204,13 +204,8 @@ class CondContext:
             return self.external.get(t.name, t)
         value = self.outer.add_value(t) if self.outer is not None else t
         graph = t.graph
-        saved = graph._get_control_flow_context()
-        graph._set_control_flow_context(self.outer)
-        try:
-            with graph.control_dependencies(None):
-                result = switch(value, self.pred)[self.branch]
-        finally:
-            graph._set_control_flow_context(saved)
+        with graph.control_dependencies(None):
+            result = _switch_ref_or_tensor(value, self.pred)[self.branch]
         result.op._control_flow_context = self
         graph.prevent_fetching(result.op)
         ctx: CondContext | None = self
@@ -658,13 +653,8 @@ class WhileContext:
             if self._outer_context is not None:
                 result = self._outer_context.AddValue(val)
             with ops_lib.control_dependencies(None):
-                saved = self._graph._get_control_flow_context()
-                self._graph._set_control_flow_context(self._outer_context)
-                try:
-                    enter = _enter(result, self._name, is_constant=True,
-                                   parallel_iterations=self._parallel_iterations)
-                finally:
-                    self._graph._set_control_flow_context(saved)
+                enter = _enter(result, self._name, is_constant=True,
+                               parallel_iterations=self._parallel_iterations)
                 self._graph.prevent_feeding(enter)
             self._fix_control_inputs_and_context([enter])
             self._values.add(enter.name)

@@ -14,6 +14,7 @@ from typing import Any
 from graphcore.framework import gradient_registry
 from graphcore.framework import ops as ops_lib
 from graphcore.framework.tensor_conversion import convert_to_tensor
+from graphcore.ops import control_flow_ops, control_flow_state
 
 __all__ = ["gradients", "AggregationMethod"]
 
@@ -38,25 +39,35 @@ def _reached_from(xs_ops: list[ops_lib.Operation]) -> set[ops_lib.Operation]:
             continue
         reached.add(op)
         for t in op._outputs:
-            queue.extend(t._consumers)
+            if _is_backpropagatable(t):
+                # As TF: gradients flow along float/complex/resource/variant tensors
+                # only (so a loop's predicate, for one, is not on the path).
+                queue.extend(t._consumers)
     return reached
 
 
 def _between(ys_ops: list[ops_lib.Operation], reached: set[ops_lib.Operation],
-             stop_ops: set[ops_lib.Operation]) -> set[ops_lib.Operation]:
+             stop_ops: set[ops_lib.Operation]) -> tuple[set, list]:
     between: set[ops_lib.Operation] = set()
+    between_list: list[ops_lib.Operation] = []
     queue = collections.deque(op for op in ys_ops if op in reached)
     while queue:
         op = queue.popleft()
         if op in between:
             continue
         between.add(op)
+        between_list.append(op)
         if op in stop_ops:
             continue
         for t in op._inputs:
             if t.op in reached:
                 queue.append(t.op)
-    return between
+    return between, between_list
+
+
+def _is_backpropagatable(t: ops_lib.Tensor) -> bool:
+    dt = t.dtype.base_dtype
+    return dt.is_floating or dt.is_complex or dt.name in ("resource", "variant")
 
 
 def _is_trainable(t: ops_lib.Tensor) -> bool:
@@ -126,19 +137,16 @@ def gradients(ys: Any, xs: Any, grad_ys: Any = None, name: str = "gradients",
         xs_ops = [x.op for x in xs]
         stop_ops = {t.op for t in stop_tensors}
         reached = _reached_from(xs_ops)
-        between = _between([y.op for y in ys], reached, stop_ops)
+        between, between_list = _between([y.op for y in ys], reached, stop_ops)
+        loop_state = control_flow_state.MaybeCreateControlFlowState(
+            between_list, between, colocate_gradients_with_ops)
         pending: dict[ops_lib.Operation, int] = collections.defaultdict(int)
-        for op in between:
+        for op in between_list:
             if op in stop_ops:
                 continue
             for t in op._inputs:
                 if t.op in between:
                     pending[t.op] += 1
-        # As TF's _StopOps: an x op none of whose inputs is on the path is where
-        # backprop ends (so a Placeholder x needs no gradient function).
-        for op in xs_ops:
-            if not any(pending.get(t.op, 0) > 0 for t in op._inputs):
-                stop_ops.add(op)
         grads: dict[ops_lib.Tensor, list] = collections.defaultdict(list)
         for y, gy in zip(ys, grad_ys):
             grads[y].append(gy)
@@ -148,19 +156,41 @@ def gradients(ys: Any, xs: Any, grad_ys: Any = None, name: str = "gradients",
             if y.op in between and pending[y.op] == 0 and y.op not in seen_ys:
                 seen_ys.add(y.op)
                 queue.append(y.op)
+        if loop_state is not None:
+            # Loop exits not on the path still need a (zero) gradient: the gradient loop
+            # runs once for all of a loop's exits.
+            for y in loop_state.ProcessUnusedLoopExits(pending, seen_ys):
+                if _is_trainable(y):
+                    grads[y].append(loop_state.ZerosLikeForExit(y))
+                queue.append(y.op)
+        # As TF's _StopOps: an x op none of whose inputs is on the path is where
+        # backprop ends (so a Placeholder x needs no gradient function).
+        for op in xs_ops:
+            if not any(pending.get(t.op, 0) > 0 for t in op._inputs):
+                stop_ops.add(op)
         xs_set = set(xs)
         while queue:
             op = queue.popleft()
             _backprop_op(op, grads, stop_ops, xs_set, colocate_gradients_with_ops,
-                         gate_gradients)
+                         gate_gradients, loop_state)
             if op in stop_ops:
                 continue
             for t in op._inputs:
                 src = t.op
-                if src in between:
-                    pending[src] -= 1
-                    if pending[src] == 0:
-                        queue.append(src)
+                if src not in between:
+                    continue
+                pending[src] -= 1
+                ready = pending[src] == 0
+                if loop_state is not None and not ready:
+                    ready = pending[src] > 0 and control_flow_ops._is_loop_switch(src)
+                if not ready:
+                    continue
+                if loop_state is not None and control_flow_ops._is_loop_exit(src):
+                    _defer_exit(src, grads, queue, loop_state)
+                else:
+                    queue.append(src)
+        if loop_state is not None:
+            loop_state.PostProcessing()
         result = []
         for x in xs:
             g = _aggregate(grads.get(x, []))
@@ -172,9 +202,37 @@ def gradients(ys: Any, xs: Any, grad_ys: Any = None, name: str = "gradients",
         return result
 
 
+def _defer_exit(exit_op: ops_lib.Operation, grads: dict, queue: Any, loop_state: Any) -> None:
+    """A forward loop's exits are processed together, once all of them are ready."""
+    grad_state = loop_state.GetGradState(exit_op, before=False)
+    grad_state.deferred_exits.append(exit_op._outputs[0])
+    grad_state.pending_exits_count -= 1
+    if grad_state.pending_exits_count != 0:
+        return
+    has_not_none_grad = False
+    for y in grad_state.deferred_exits:
+        if any(grads.get(t) for t in y.op._outputs):
+            has_not_none_grad = True
+            queue.append(y.op)
+        else:
+            grad_state.unused_exits.append(y)
+    for y in grad_state.unused_exits:
+        if has_not_none_grad and _is_trainable(y):
+            grads[y].append(loop_state.ZerosLikeForExit(y))
+        queue.append(y.op)
+
+
 def _backprop_op(op: ops_lib.Operation, grads: dict, stop_ops: set, xs_set: set,
-                 colocate: bool, gate: bool) -> None:
-    out_grads = [_aggregate(grads.get(t, [])) for t in op._outputs]
+                 colocate: bool, gate: bool, loop_state: Any = None) -> None:
+    cm = op.graph.colocate_with(op) if colocate else _NullContext()
+    with cm:
+        if loop_state is not None:
+            loop_state.EnterGradWhileContext(op, before=True)
+        try:
+            out_grads = [_aggregate(grads.get(t, [])) for t in op._outputs]
+        finally:
+            if loop_state is not None:
+                loop_state.ExitGradWhileContext(op, before=True)
     for t, g in zip(op._outputs, out_grads):
         if g is not None:
             grads[t] = [g]
@@ -183,11 +241,24 @@ def _backprop_op(op: ops_lib.Operation, grads: dict, stop_ops: set, xs_set: set,
     grad_fn = gradient_registry.get_gradient_function(op)
     if grad_fn is None:
         return
+    if loop_state is not None:
+        loop_state.EnterGradWhileContext(op, before=False)
+    try:
+        _call_grad_fn(op, grad_fn, out_grads, grads, xs_set, colocate, gate, loop_state)
+    finally:
+        if loop_state is not None:
+            loop_state.ExitGradWhileContext(op, before=False)
+
+
+def _call_grad_fn(op: ops_lib.Operation, grad_fn: Any, out_grads: list, grads: dict,
+                  xs_set: set, colocate: bool, gate: bool, loop_state: Any) -> None:
+    del xs_set
     cm = op.graph.colocate_with(op) if colocate else _NullContext()
     with cm, ops_lib.name_scope(op.name + "_grad"):
         for i, g in enumerate(out_grads):
             if g is None and _is_trainable(op._outputs[i]):
-                out_grads[i] = _zeros_like_output(op, i)
+                out_grads[i] = loop_state.ZerosLike(op, i) if loop_state is not None \
+                    else _zeros_like_output(op, i)
         in_grads = _as_list(grad_fn(op, *out_grads))
         if len(in_grads) != len(op._inputs):
             raise ValueError(f"Num gradients {len(in_grads)} generated for op {op.node_def} "

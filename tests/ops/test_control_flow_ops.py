@@ -283,3 +283,119 @@ def test_while_loop_reading_a_tensor_on_another_device():
         y = tf.while_loop(lambda x: x < 50.0, lambda x: x * w, [tf.constant(1.0)])
     with tf.Session(config=tf.ConfigProto(device_count={"CPU": 2})) as sess:
         assert sess.run(y) == 64.0
+
+
+# -- while_loop gradients ----------------------------------------------------------------------
+
+def _max_error(x, x_shape, y, y_shape, x_init=None, feed=None):
+    return tf.test.compute_gradient_error(x, x_shape, y, y_shape, x_init_value=x_init,
+                                          extra_feed_dict=feed, delta=1e-5)
+
+
+def test_while_loop_gradient_wrt_initial_value_and_captured_tensor():
+    x = tf.placeholder(tf.float64, [3], name="x")
+    w = tf.placeholder(tf.float64, [3], name="w")
+    n = tf.placeholder(tf.int32, [], name="n")
+    _, y = tf.while_loop(lambda i, v: i < n, lambda i, v: (i + 1, v * w),
+                         [tf.constant(0), x])
+    gx, gw = tf.gradients(y, [x, w])
+    names = {op.name: op.type for op in tf.get_default_graph().get_operations()}
+    # TF1's structure: a forward counter, a backprop loop, stacks of forward values
+    for name, op_type in [
+            ("gradients/f_count", "Const"), ("gradients/f_count_1", "Enter"),
+            ("gradients/f_count_2", "Exit"), ("gradients/b_count_2", "LoopCond"),
+            ("gradients/while/mul_grad/Mul_1/f_acc", "StackV2"),
+            ("gradients/while/mul_grad/Mul_1/StackPushV2", "StackPushV2"),
+            ("gradients/while/mul_grad/Mul_1/StackPopV2", "StackPopV2"),
+            ("gradients/while/mul_grad/Mul_1/b_sync", "ControlTrigger"),
+            ("gradients/while/Exit_1_grad/b_exit", "Enter"),
+            ("gradients/while/Switch_1_grad/b_switch", "Merge"),
+            ("gradients/while/mul/Enter_grad/b_acc_3", "Exit")]:
+        assert names[name] == op_type, name
+    frames = {op.get_attr("frame_name") for op in tf.get_default_graph().get_operations()
+              if op.type == "Enter"}
+    assert frames == {b"while/while_context", b"gradients/while/while_context"}
+    xv, wv = np.array([1.0, 2.0, -1.0]), np.array([1.5, -0.5, 2.0])
+    with tf.Session() as sess:
+        for k in (0, 1, 4):
+            got = sess.run([y, gx, gw], {x: xv, w: wv, n: k})
+            np.testing.assert_allclose(got[0], xv * wv ** k)
+            np.testing.assert_allclose(got[1], wv ** k)
+            np.testing.assert_allclose(got[2], k * xv * wv ** max(k - 1, 0) if k else 0 * xv)
+        assert _max_error(x, [3], y, [3], xv, {w: wv, n: 3}) < 1e-6
+        assert _max_error(w, [3], y, [3], wv, {x: xv, n: 3}) < 1e-6
+
+
+def test_while_loop_gradient_nonlinear_body_and_unused_exit():
+    x = tf.placeholder(tf.float64, [2, 2], name="x")
+    m = tf.constant([[0.5, -0.2], [0.1, 0.3]], dtype=tf.float64)
+
+    def body(i, a, b):
+        return i + 1, tf.tanh(tf.matmul(a, m)) + b, b * 1.1
+
+    _, a, b = tf.while_loop(lambda i, a, b: i < 3, body, [tf.constant(0), x, x * 0.5])
+    loss = tf.reduce_sum(a * a)
+    with tf.Session():
+        x0 = np.array([[0.3, -0.7], [1.2, 0.4]])
+        assert _max_error(x, [2, 2], loss, [], x0) < 1e-6
+        # an exit not on the path (b) and one that is (a)
+        assert _max_error(x, [2, 2], tf.reduce_sum(b), [], x0) < 1e-6
+
+
+def test_nested_while_loop_gradient():
+    x = tf.placeholder(tf.float64, [], name="x")
+
+    def outer_body(i, v):
+        _, inner = tf.while_loop(lambda j, u: j < i, lambda j, u: (j + 1, u * x + 0.5),
+                                 [tf.constant(0), v])
+        return i + 1, inner
+
+    _, y = tf.while_loop(lambda i, v: i < 3, outer_body, [tf.constant(0), x])
+    with tf.Session():
+        assert _max_error(x, [], y, [], 0.9) < 1e-6
+
+
+def test_cond_inside_while_gradient():
+    x = tf.placeholder(tf.float64, [], name="x")
+
+    def body(i, v):
+        v2 = tf.cond(tf.equal(i % 2, 0), lambda: v * x, lambda: tf.sin(v) + x)
+        return i + 1, v2
+
+    _, y = tf.while_loop(lambda i, v: i < 5, body, [tf.constant(0), x])
+    with tf.Session():
+        assert _max_error(x, [], y, [], 0.7) < 1e-6
+
+
+def test_while_loop_gradient_maximum_iterations_and_variable_training():
+    w = tf.Variable(1.2, dtype=tf.float64, name="w")
+    x = tf.constant(0.5, dtype=tf.float64)
+    y = tf.while_loop(lambda v: v < 100.0, lambda v: v * w, [x], maximum_iterations=4)
+    loss = (y - 1.0) ** 2
+    (gw,) = tf.gradients(loss, [w])
+    train = tf.train.GradientDescentOptimizer(0.05).minimize(loss)
+    with tf.Session() as sess:
+        sess.run(w.initializer)
+        wv = 1.2
+        expect = 2 * (0.5 * wv ** 4 - 1.0) * 0.5 * 4 * wv ** 3
+        np.testing.assert_allclose(sess.run(gw), expect)
+        first = sess.run(loss)
+        for _ in range(20):
+            sess.run(train)
+        assert sess.run(loss) < first * 0.1
+
+
+def test_while_loop_gradient_when_next_value_ignores_current():
+    x = tf.placeholder(tf.float64, [], name="x")
+    c = tf.placeholder(tf.float64, [], name="c")
+    _, y = tf.while_loop(lambda i, v: i < 3, lambda i, v: (i + 1, c * 2.0), [tf.constant(0), x])
+    gx, gc = tf.gradients(y, [x, c])
+    with tf.Session() as sess:
+        assert sess.run([gx, gc], {x: 1.0, c: 3.0}) == [0.0, 2.0]
+        assert sess.run(gx, {x: 1.0, c: 3.0}) == 0.0
+
+
+def test_while_loop_back_prop_false_has_no_gradient():
+    x = tf.placeholder(tf.float32, [])
+    y = tf.while_loop(lambda v: v < 10.0, lambda v: v * 2.0, [x], back_prop=False)
+    assert tf.gradients(y, x) == [None]
