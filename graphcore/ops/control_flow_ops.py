@@ -410,12 +410,25 @@ def control_trigger(name: str | None = None) -> ops_lib.Operation:
 def Assert(condition: Any, data: list, summarize: int | None = None,  # noqa: N802
            name: str | None = None) -> ops_lib.Operation:
     """Fails the step with InvalidArgumentError when ``condition`` is false."""
+    from graphcore.framework import dtypes as dtypes_lib
     from graphcore.framework.tensor_conversion import convert_to_tensor
 
-    with ops_lib.name_scope(name, "Assert", [condition, data]) as scope:
-        data = [convert_to_tensor(d) for d in data]
-        return apply_op("Assert", name=scope, condition=condition, data=data,
-                        summarize=3 if summarize is None else summarize)
+    summarize = 3 if summarize is None else summarize
+    values = [v for v in [condition, *data] if isinstance(v, ops_lib.Tensor)]
+    with ops_lib.name_scope(name, "Assert", values or None):
+        xs = [convert_to_tensor(d) for d in data]
+        if all(x.dtype.base_dtype in (dtypes_lib.string, dtypes_lib.int32) for x in xs):
+            return apply_op("Assert", name="Assert", condition=condition, data=list(data),
+                            summarize=summarize)
+        # As TF: other data is only formatted when the condition fails (AssertGuard).
+        condition = convert_to_tensor(condition, name="Condition")
+
+        def true_assert():
+            return apply_op("Assert", name="Assert", condition=condition, data=list(data),
+                            summarize=summarize)
+
+        guarded_assert = cond(condition, no_op, true_assert, name="AssertGuard")
+        return guarded_assert.op
 
 
 def _switch_ref_or_tensor(data: Any, pred: Any, name: str = "Switch") -> builtins.tuple:

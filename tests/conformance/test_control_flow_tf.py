@@ -145,3 +145,111 @@ def test_while_loop_static_shapes_match_tf():
     with tf_ref.Graph().as_default():
         theirs = build(tf1)
     assert [t.shape.as_list() for t in ours] == [t.shape.as_list() for t in theirs]
+
+
+# -- gradients -------------------------------------------------------------------------------
+
+def _grad_simple(lib):
+    x = lib.placeholder(lib.float32, [3], name="x")
+    w = lib.placeholder(lib.float32, [3], name="w")
+    _, y = lib.while_loop(lambda i, v: i < 4, lambda i, v: (i + 1, v * w),
+                          [lib.constant(0), x])
+    return [y] + lib.gradients(y, [x, w])
+
+
+def _grad_nonlinear(lib):
+    x = lib.placeholder(lib.float32, [2, 2], name="x")
+    m = lib.constant([[0.5, -0.2], [0.1, 0.3]])
+
+    def body(i, a, b):
+        return i + 1, lib.tanh(lib.matmul(a, m)) + b, b * 1.1
+
+    _, a, b = lib.while_loop(lambda i, a, b: i < 3, body, [lib.constant(0), x, x * 0.5])
+    loss = lib.reduce_sum(a * a)
+    return [loss] + lib.gradients(loss, [x, m])
+
+
+def _grad_nested(lib):
+    x = lib.placeholder(lib.float32, [], name="x")
+
+    def outer_body(i, v):
+        _, inner = lib.while_loop(lambda j, u: j < i, lambda j, u: (j + 1, u * x + 0.5),
+                                  [lib.constant(0), v])
+        return i + 1, inner
+
+    _, y = lib.while_loop(lambda i, v: i < 3, outer_body, [lib.constant(0), x])
+    return [y] + lib.gradients(y, [x])
+
+
+def _grad_cond_in_while(lib):
+    x = lib.placeholder(lib.float32, [], name="x")
+
+    def body(i, v):
+        v2 = lib.cond(lib.equal(i % 2, 0), lambda: v * x, lambda: lib.sin(v) + x)
+        return i + 1, v2
+
+    _, y = lib.while_loop(lambda i, v: i < 5, body, [lib.constant(0), x])
+    return [y] + lib.gradients(y, [x])
+
+
+GRADS = {
+    "simple": (_grad_simple, {"x:0": np.array([1.0, 2.0, -1.0], np.float32),
+                              "w:0": np.array([1.5, -0.5, 2.0], np.float32)}),
+    "nonlinear": (_grad_nonlinear, {"x:0": np.array([[0.3, -0.7], [1.2, 0.4]], np.float32)}),
+    "nested": (_grad_nested, {"x:0": np.float32(0.9)}),
+    "cond_in_while": (_grad_cond_in_while, {"x:0": np.float32(0.7)}),
+}
+
+
+@pytest.mark.parametrize("case", sorted(GRADS))
+def test_while_loop_gradients_match_tf(case):
+    build, feeds = GRADS[case]
+    got, want, our_ops, their_ops, graph_def, fetch_names = _run_both(build, feeds)
+    _assert_close(got, want)
+    if case == "simple":
+        # the whole gradient graph, op for op
+        assert our_ops == their_ops
+    # TF runs our gradient graph (stacks, backprop loop) to the same values
+    _assert_close(_tf_runs_our_graph(graph_def, fetch_names, feeds), want)
+
+
+# -- case ------------------------------------------------------------------------------------
+
+def _case(lib, exclusive=False, with_default=True):
+    x = lib.placeholder(lib.int32, [], name="x")
+    pairs = [(lib.less(x, 0), lambda: lib.constant(-1)),
+             (lib.equal(x, 0), lambda: lib.constant(0)),
+             (lib.less(x, 10), lambda: lib.constant(1))]
+    default = (lambda: lib.constant(99)) if with_default else None
+    return lib.case(pairs, default=default, exclusive=exclusive)
+
+
+@pytest.mark.parametrize("value", [-5, 0, 3, 20])
+@pytest.mark.parametrize("with_default", [True, False])
+def test_case_matches_tf(value, with_default):
+    def build(lib):
+        return _case(lib, with_default=with_default)
+
+    if not with_default and value == 20:
+        # no predicate true and no default: both fail the step
+        with tf.Graph().as_default() as g:
+            out = build(tf)
+            with tf.Session() as sess, pytest.raises(tf.errors.InvalidArgumentError,
+                                                     match="None of conditions"):
+                sess.run(out, {g.get_tensor_by_name("x:0"): value})
+        return
+    got, want, our_ops, their_ops, _, _ = _run_both(build, {"x:0": value})
+    assert got == want
+    assert our_ops == their_ops
+
+
+def test_case_exclusive_matches_tf():
+    got, want, our_ops, their_ops, _, _ = _run_both(
+        lambda lib: _case(lib, exclusive=True), {"x:0": 5})
+    assert got == want == 1
+    assert our_ops == their_ops
+    with tf.Graph().as_default() as g:
+        out = _case(tf, exclusive=True)
+        with tf.Session() as sess, pytest.raises(tf.errors.InvalidArgumentError,
+                                                 match="exclusive=True"):
+            sess.run(out, {g.get_tensor_by_name("x:0"): -3})

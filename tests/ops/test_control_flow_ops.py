@@ -399,3 +399,60 @@ def test_while_loop_back_prop_false_has_no_gradient():
     x = tf.placeholder(tf.float32, [])
     y = tf.while_loop(lambda v: v < 10.0, lambda v: v * 2.0, [x], back_prop=False)
     assert tf.gradients(y, x) == [None]
+
+
+# -- case --------------------------------------------------------------------------------------
+
+def test_case_first_true_predicate_and_default():
+    x = tf.placeholder(tf.int32, [], name="x")
+    r = tf.case([(tf.less(x, 0), lambda: tf.constant(-1)),
+                 (tf.equal(x, 0), lambda: tf.constant(0)),
+                 (tf.less(x, 3), lambda: tf.constant(1))], default=lambda: tf.constant(9))
+    assert r.op.name == "case/cond/Merge"
+    with tf.Session() as sess:
+        assert [sess.run(r, {x: v}) for v in (-2, 0, 2, 7)] == [-1, 0, 1, 9]
+
+
+def test_case_without_default_and_exclusive():
+    x = tf.placeholder(tf.int32, [], name="x")
+    pairs = [(tf.less(x, 5), lambda: tf.constant(1.0)),
+             (tf.less(x, 0), lambda: tf.constant(2.0))]
+    r = tf.case(pairs)  # the last pair is the default
+    r_ex = tf.case(pairs, default=lambda: tf.constant(3.0), exclusive=True, name="ex")
+    with tf.Session() as sess:
+        assert sess.run(r, {x: 3}) == 1.0
+        assert sess.run(r, {x: -1}) == 1.0
+        with pytest.raises(errors.InvalidArgumentError, match="None of conditions"):
+            sess.run(r, {x: 9})
+        assert sess.run(r_ex, {x: 3}) == 1.0
+        assert sess.run(r_ex, {x: 9}) == 3.0
+        with pytest.raises(errors.InvalidArgumentError, match="exclusive=True"):
+            sess.run(r_ex, {x: -1})
+
+
+def test_case_argument_errors():
+    x = tf.placeholder(tf.int32, [])
+    with pytest.raises(TypeError, match="list, tuple, or dict"):
+        tf.case(tf.less(x, 0))
+    with pytest.raises(TypeError, match="2-tuple"):
+        tf.case([[tf.less(x, 0), lambda: x]])
+    with pytest.raises(TypeError, match="type bool"):
+        tf.case([(x, lambda: x)])
+    with pytest.raises(TypeError, match="must be a Tensor"):
+        tf.case([(True, lambda: x)])
+    with pytest.raises(TypeError, match="callable"):
+        tf.case([(tf.less(x, 0), 3)])
+
+
+def test_assert_op():
+    x = tf.placeholder(tf.float32, [])
+    a = tf.Assert(tf.less(x, 1.0), ["x too big:", x])
+    assert a.type == "Merge"  # guarded by a cond (float data), as TF
+    b = tf.Assert(tf.less(x, 1.0), ["plain"])
+    assert b.type == "Assert"
+    with tf.Session() as sess:
+        sess.run(a, {x: 0.5})
+        with pytest.raises(errors.InvalidArgumentError, match="x too big"):
+            sess.run(a, {x: 2.0})
+        with pytest.raises(errors.InvalidArgumentError, match="plain"):
+            sess.run(b, {x: 2.0})
