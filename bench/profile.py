@@ -1,6 +1,6 @@
 """cProfile of graphcore's side of a workload, to see where a step's time goes.
 
-    python -m bench.profile mlp-digits|mlp-synth|matmul|tiny-fetch10|transfer [--steps N]
+    python -m bench.profile mlp-digits|mlp-synth|matmul|tiny-fetch10[-callable]|transfer [--steps N]
                             [--top 25] [--sort tottime|cumulative]
 
 Builds the same graph as the workload, warms up, then profiles ``--steps`` steps in
@@ -39,12 +39,12 @@ def _matmul() -> tuple[Callable[[], Any], Callable[[], None]]:
     return chain, chain.close
 
 
-def _tiny() -> tuple[Callable[[], Any], Callable[[], None]]:
+def _tiny(mode: str) -> tuple[Callable[[], Any], Callable[[], None]]:
     import graphcore
     from bench.overhead import Harness, build_fetch10
 
     h = Harness(graphcore, build_fetch10)
-    return h.run_fn, h.close
+    return h.fn(mode), h.close
 
 
 def _transfer() -> tuple[Callable[[], Any], Callable[[], None]]:
@@ -71,7 +71,8 @@ def _transfer() -> tuple[Callable[[], Any], Callable[[], None]]:
 
 
 TARGETS = {"mlp-digits": lambda: _mlp("digits"), "mlp-synth": lambda: _mlp("synth"),
-           "matmul": _matmul, "tiny-fetch10": _tiny, "transfer": _transfer}
+           "matmul": _matmul, "tiny-fetch10": lambda: _tiny("run"),
+           "tiny-fetch10-callable": lambda: _tiny("make_callable"), "transfer": _transfer}
 
 
 def main(argv: list[str] | None = None) -> str:
