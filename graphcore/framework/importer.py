@@ -55,13 +55,24 @@ def _parse_input(name: str) -> tuple[str, int, bool]:
     return name, 0, False
 
 
+# A while loop's back edge runs from a NextIteration op into its Merge: not an
+# ordering dependency (the Merge is created first and rewired afterwards, as TF does).
+_NEXT_ITERATION_OPS = frozenset({"NextIteration", "RefNextIteration"})
+
+
 def _topological_order(nodes: list) -> list:
     by_name = {nd.name: nd for nd in nodes}
-    try:
-        names = topological_order(list(by_name),
-                                  lambda n: [_parse_input(i)[0] for i in by_name[n].input])
-    except ValueError as e:
-        raise ValueError(f"{e} (NextIteration back edges are not supported yet)") from None
+
+    def deps(n: str) -> list[str]:
+        out = []
+        for i in by_name[n].input:
+            src = _parse_input(i)[0]
+            src_nd = by_name.get(src)
+            if src_nd is None or src_nd.op not in _NEXT_ITERATION_OPS:
+                out.append(src)
+        return out
+
+    names = topological_order(list(by_name), deps)
     return [by_name[n] for n in names]
 
 
@@ -92,12 +103,25 @@ def import_graph_def(graph_def: Any, input_map: dict | None = None,
             raise ValueError(f"Duplicate node name in graph: '{nd.name}'")
         seen.add(nd.name)
     order = _topological_order(list(gd.node))
+    loop_sources = {nd.name for nd in gd.node if nd.op in _NEXT_ITERATION_OPS}
 
     with graph._transaction(), graph.name_scope(
             "import" if name is None else name) as scope:
         created: dict[str, ops_lib.Operation] = {}
+        back_edges: list[tuple[ops_lib.Operation, int, str, int]] = []
         for nd in order:
-            created[nd.name] = _import_node(graph, nd, scope, created, input_map)
+            created[nd.name] = _import_node(graph, nd, scope, created, input_map, back_edges,
+                                            loop_sources)
+        for op, index, src, idx in back_edges:
+            src_op = created[src]
+            if idx >= len(src_op._outputs):
+                raise ValueError(f"Node '{op.name}': Connecting to invalid output {idx} of "
+                                 f"source node {src} which has {len(src_op._outputs)} "
+                                 "outputs.")
+            try:
+                op._update_input(index, src_op._outputs[idx])
+            except TypeError as e:
+                raise ValueError(str(e)) from None
         _rename_colocation_groups(created)
         used = {k for k in input_map if k.split(":")[0] in created or k.split(":")[0] in seen}
         missing = set(input_map) - used
@@ -124,7 +148,9 @@ def import_graph_def(graph_def: Any, input_map: dict | None = None,
 
 def _import_node(graph: ops_lib.Graph, nd: Any, scope: str,
                  created: dict[str, ops_lib.Operation],
-                 input_map: dict[str, ops_lib.Tensor]) -> ops_lib.Operation:
+                 input_map: dict[str, ops_lib.Tensor],
+                 back_edges: list[tuple[ops_lib.Operation, int, str, int]],
+                 loop_sources: set[str]) -> ops_lib.Operation:
     reg = op_registry.lookup(nd.op)
     if reg is None:
         raise errors.NotFoundError(
@@ -148,8 +174,9 @@ def _import_node(graph: ops_lib.Graph, nd: Any, scope: str,
                 op_registry._check_attr_constraints(attr_def, attrs[attr_def.name], nd.op)
             except (TypeError, ValueError) as e:
                 raise ValueError(f"Node '{nd.name}': {e}") from None
-    data_inputs: list[ops_lib.Tensor] = []
+    data_inputs: list[ops_lib.Tensor | None] = []
     control_inputs: list[ops_lib.Operation] = []
+    deferred: list[tuple[int, str, int]] = []  # back edges from a later NextIteration
     for inp in nd.input:
         src, idx, is_control = _parse_input(inp)
         if is_control:
@@ -166,12 +193,23 @@ def _import_node(graph: ops_lib.Graph, nd: Any, scope: str,
             data_inputs.append(input_map[key])
             continue
         src_op = created.get(src)
+        if src_op is None and src in loop_sources:
+            deferred.append((len(data_inputs), src, idx))
+            data_inputs.append(None)
+            continue
         if src_op is None:
             raise ValueError(f"Node '{nd.name}': Unknown input node '{inp}'")
         if idx >= len(src_op._outputs):
             raise ValueError(f"Node '{nd.name}': Connecting to invalid output {idx} of source "
                              f"node {src} which has {len(src_op._outputs)} outputs.")
         data_inputs.append(src_op._outputs[idx])
+    if deferred:
+        # Until the NextIteration exists, a back edge borrows another input of the
+        # same node (a Merge's Enter); it is rewired once every node is created.
+        stand_in = next((t for t in data_inputs if t is not None), None)
+        if stand_in is None:
+            raise ValueError(f"Node '{nd.name}': every data input is a loop back edge")
+        data_inputs = [stand_in if t is None else t for t in data_inputs]
     try:
         expected: list[dtypes_lib.DType] = []
         for arg in reg.op_def.input_arg:
@@ -192,11 +230,13 @@ def _import_node(graph: ops_lib.Graph, nd: Any, scope: str,
                              f"{t.name} incompatible with expected {want.name}.")
     try:
         name = graph._unique_import_name(scope + nd.name)
-        return graph._create_op_internal(reg, data_inputs, output_types, name + "/", attrs,
-                                         control_inputs=control_inputs,
-                                         device=device_lib.canonical_name(nd.device))
+        op = graph._create_op_internal(reg, data_inputs, output_types, name + "/", attrs,
+                                       control_inputs=control_inputs,
+                                       device=device_lib.canonical_name(nd.device))
     except ValueError as e:
         raise ValueError(f"Node '{nd.name}' (op {nd.op}): {e}") from None
+    back_edges.extend((op, index, src, idx) for index, src, idx in deferred)
+    return op
 
 
 def _rename_colocation_groups(created: dict[str, ops_lib.Operation]) -> None:

@@ -273,6 +273,20 @@ class Operation:
     def _get_control_flow_context(self) -> Any:
         return self._control_flow_context
 
+    def _update_input(self, index: int, tensor: Tensor) -> None:
+        """Rewires data input ``index`` to ``tensor`` of the same base dtype (TF's
+        ``Operation._update_input``; how a loop's Merge gets its back edge)."""
+        old = self._inputs[index]
+        if old is tensor:
+            return
+        if old.dtype.base_dtype != tensor.dtype.base_dtype:
+            raise TypeError(f"Cannot update edge of {self._name}: {old.dtype.name} vs "
+                            f"{tensor.dtype.name}")
+        self._inputs[index] = tensor
+        if self in old._consumers and old not in self._inputs:
+            old._consumers.remove(self)
+        tensor._consumers.append(self)
+
     def _add_control_input(self, op: Operation) -> None:
         if op not in self._control_inputs:
             self._control_inputs.append(op)

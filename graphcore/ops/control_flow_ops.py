@@ -438,16 +438,7 @@ def _switch_ref_or_tensor(data: Any, pred: Any, name: str = "Switch") -> builtin
 
 def _update_input(op: ops_lib.Operation, index: int, tensor: Any) -> None:
     """Rewires input ``index`` of an existing op (TF's ``Operation._update_input``)."""
-    old = op._inputs[index]
-    if old is tensor:
-        return
-    if old.dtype.base_dtype != tensor.dtype.base_dtype:
-        raise TypeError(f"Cannot update edge of {op.name}: {old.dtype.name} vs "
-                        f"{tensor.dtype.name}")
-    op._inputs[index] = tensor
-    if op in old._consumers and old not in op._inputs:
-        old._consumers.remove(op)
-    tensor._consumers.append(op)
+    op._update_input(index, tensor)
 
 
 def _shape_less_than_or_equal(shape1: Any, shape2: Any) -> bool:

@@ -586,3 +586,30 @@ def test_types_pb2_enum_matches_dtype():
     # The importer relies on DataType enum numbers of the shared protos.
     assert types_pb2.DT_FLOAT == tf.float32.as_datatype_enum
     assert types_pb2.DT_INT32_REF == tf.int32_ref.as_datatype_enum
+
+
+def test_while_loop_round_trips_through_graph_def():
+    """A loop's Merge takes its NextIteration back edge: importing our own loop
+    GraphDef rewires it, and the imported loop runs to the same value."""
+    with tf.Graph().as_default() as g:
+        _, x = tf.while_loop(lambda i, x: i < 5, lambda i, x: (i + 1, x * 2.0),
+                             [tf.constant(0), tf.constant(1.5)])
+        data = g.as_graph_def().SerializeToString()
+    with tf.Graph().as_default() as g2:
+        (y,) = tf.import_graph_def(tf.GraphDef.FromString(data), return_elements=[x.name],
+                                   name="copy")
+        merge = g2.get_operation_by_name("copy/while/Merge_1")
+        assert [t.op.type for t in merge.inputs] == ["Enter", "NextIteration"]
+        assert merge in g2.get_operation_by_name("copy/while/NextIteration_1").outputs[0] \
+            .consumers()
+        with tf.Session() as sess:
+            assert sess.run(y) == 48.0
+
+
+def test_cycle_without_next_iteration_is_still_an_error():
+    gd = tf.GraphDef()
+    for name, src in (("a", "b"), ("b", "a")):
+        nd = gd.node.add(name=name, op="Identity", input=[src])
+        nd.attr["T"].type = tf.float32.as_datatype_enum
+    with tf.Graph().as_default(), pytest.raises(ValueError, match="cycle"):
+        tf.import_graph_def(gd)
