@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from ray_runtime.launch import launch, wait_for_variables, worker_session
+from ray_runtime.launch import launch, launched_cluster, wait_for_variables, worker_session
 from ray_runtime.master import RayEngine
 
-__all__ = ["RayEngine", "launch", "make_engine", "session", "shutdown_cluster",
+__all__ = ["RayEngine", "launch", "launched_cluster", "make_engine", "session", "shutdown_cluster",
            "wait_for_variables", "worker_session"]
 
 

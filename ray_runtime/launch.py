@@ -25,7 +25,7 @@ import ray
 from graphcore.train.server_lib import ClusterSpec
 from ray_runtime import cluster as cluster_lib
 
-__all__ = ["launch", "worker_session", "wait_for_variables"]
+__all__ = ["launch", "launched_cluster", "worker_session", "wait_for_variables"]
 
 
 def worker_session(cluster: Any, task_index: int, cluster_name: str,
@@ -55,6 +55,18 @@ def wait_for_variables(sess: Any, timeout: float = 300.0, poll: float = 0.2) -> 
         time.sleep(poll)
 
 
+def launched_cluster() -> tuple[ClusterSpec, str]:
+    """Inside ``main`` run by :func:`launch`: the ClusterSpec and the cluster name it
+    was launched with (what ``worker_session`` needs)."""
+    import ast
+
+    spec = os.environ.get("GRAPHCORE_CLUSTER_SPEC")
+    if spec is None:
+        raise RuntimeError("launched_cluster() is only defined inside main(task_index) "
+                           "run by ray_runtime.launch")
+    return ClusterSpec(ast.literal_eval(spec)), os.environ["GRAPHCORE_CLUSTER"]
+
+
 @ray.remote(num_cpus=0)
 def _run_worker(fn: Callable, task_index: int, args: tuple, env: dict) -> Any:
     os.environ.update(env)
@@ -82,7 +94,7 @@ def _script_main(path: str) -> Callable:
     sys.path.insert(0, os.path.dirname(os.path.abspath(path)))
     sys.modules[spec.name] = module
     spec.loader.exec_module(module)
-    import cloudpickle
+    from ray import cloudpickle  # Ray's own copy is the one that pickles task arguments
 
     cloudpickle.register_pickle_by_value(module)  # workers cannot import the script
     if not hasattr(module, "main"):
@@ -99,9 +111,11 @@ def _cli(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--target", default="ray://auto")
     parser.add_argument("--cluster-name", default=None)
-    parser.add_argument("script_args", nargs=argparse.REMAINDER)
-    args = parser.parse_args(argv)
-    script_args = [a for a in args.script_args if a != "--"]
+    argv = list(sys.argv[1:] if argv is None else argv)
+    # Everything after "--" is the script's own arguments.
+    split = argv.index("--") if "--" in argv else len(argv)
+    args = parser.parse_args(argv[:split])
+    script_args = argv[split + 1:]
     main = _script_main(args.script)
     results = launch(main, {"ps": args.ps, "worker": args.workers}, tuple(script_args),
                      args.target, args.cluster_name)

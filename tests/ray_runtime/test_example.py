@@ -13,6 +13,7 @@ EXAMPLES = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
 sys.path.insert(0, EXAMPLES)
 
 import digits_model  # noqa: E402
+import train_between_graph  # noqa: E402
 import train_ps_ray  # noqa: E402
 
 EPOCHS = "4"
@@ -25,6 +26,40 @@ def test_ray_accuracy_matches_the_local_run(cluster_name, capsys):
     assert "workers on Ray" in out and "in-process" in out
     assert local > 0.85  # it did learn
     assert abs(on_ray - local) <= 0.01, (on_ray, local)
+
+
+def test_between_graph_clients_train_to_the_in_graph_accuracy(cluster_name, capsys):
+    """2 worker clients (examples/train_between_graph.py via ray_runtime.launch), async,
+    each on half the data with half the batch: the accuracy of the in-process model
+    trained on the same number of examples."""
+    between = train_between_graph.run(["--epochs", "8", "--cluster-name", cluster_name])
+    assert "2 worker clients on Ray" in capsys.readouterr().out
+    assert between >= 0.93
+    assert abs(between - _one_client_accuracy(epochs=8, batch_size=32)) <= 0.02
+
+
+def _one_client_accuracy(epochs, batch_size):
+    """The same model and optimizer in-process: one client, all the data, the same
+    batch size, so as many updates as the two async clients make together."""
+    import numpy as np
+
+    x_train, y_train, x_test, y_test = digits_model.load_digits_split()
+    with tf.Graph().as_default():
+        tf.set_random_seed(0)
+        images = tf.placeholder(tf.float32, [None, 64])
+        labels = tf.placeholder(tf.int64, [None])
+        with tf.variable_scope("model"):
+            logits = digits_model.inference(tf, images)
+        train = tf.train.GradientDescentOptimizer(0.1).minimize(
+            digits_model.loss_fn(tf, logits, labels))
+        accuracy = digits_model.evaluation(tf, logits, labels)
+        rng = np.random.default_rng(0)
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            for _ in range(epochs):
+                for bx, by in digits_model.batches(x_train, y_train, batch_size, rng):
+                    sess.run(train, {images: bx, labels: by})
+            return float(sess.run(accuracy, {images: x_test, labels: y_test}))
 
 
 # Ops a ps partition may hold: variables, their initial values and update ops, and the

@@ -41,3 +41,24 @@ def test_two_worker_clients_share_ps_variables(cluster_name):
     sess = ray_runtime.session("ray://auto", cluster=cluster, cluster_name=cluster_name)
     assert sess.run(counter) == 20
     np.testing.assert_array_equal(sess.run(total), [20.0, 20.0, 20.0])
+
+
+def test_launch_cli_runs_main_in_every_worker_task(ray_cluster, cluster_name, tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    script = tmp_path / "job.py"
+    script.write_text(
+        "import ray_runtime\n\n"
+        "def main(task_index, scale):\n"
+        "    cluster, name = ray_runtime.launched_cluster()\n"
+        "    return (task_index * int(scale), cluster.num_tasks('ps'), name)\n")
+    env = {**os.environ, "RAY_ADDRESS": ray_cluster.get_runtime_context().gcs_address}
+    out = subprocess.run(
+        [sys.executable, "-m", "ray_runtime.launch", str(script), "--ps", "2", "--workers",
+         "3", "--cluster-name", cluster_name, "--", "10"],
+        capture_output=True, text=True, timeout=240, env=env)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines() == [
+        f"worker {i}: ({10 * i}, 2, '{cluster_name}')" for i in range(3)]
