@@ -59,11 +59,10 @@ def _binary(fn, check=None, low_float_work: bool = False):
             if check is not None:
                 check(x, y)
             try:
-                with np.errstate(all="ignore"):
-                    if work is not None:
-                        r = fn(np.asarray(x, work), np.asarray(y, work))
-                    else:
-                        r = fn(x, y)
+                if work is not None:
+                    r = fn(np.asarray(x, work), np.asarray(y, work))
+                else:
+                    r = fn(x, y)
             except ValueError:
                 if np.shape(x) != np.shape(y):
                     try:
@@ -185,8 +184,7 @@ def _unary(fn, low_float_work: bool = False):
         work = np.dtype(np.float32) if low_float_work and _is_low_float(out) else None
 
         def compute(x):
-            with np.errstate(all="ignore"):
-                r = fn(np.asarray(x, work)) if work is not None else fn(x)
+            r = fn(np.asarray(x, work)) if work is not None else fn(x)
             if getattr(r, "dtype", None) != out:
                 r = _cast_to(r, out)
             return (r,)
@@ -263,8 +261,7 @@ def _cast(ctx: KernelContext):
             x = np.real(x)
         if dst == np.bool_:
             return (x != 0,)
-        with np.errstate(all="ignore"):
-            return (x.astype(dst),)
+        return (x.astype(dst),)
 
     return compute
 
@@ -322,10 +319,9 @@ def _add_n(ctx: KernelContext):
                 raise _invalid(f"Inputs to operation AddN of type AddN must have the same size "
                                f"and shape.  Input 0: {_st(first)} != input {i}: "
                                f"{_st(np.shape(v))}")
-        with np.errstate(all="ignore"):
-            total = np.add(inputs[0], inputs[1]) if len(inputs) > 1 else np.array(inputs[0])
-            for v in inputs[2:]:
-                total = np.add(total, v)
+        total = np.add(inputs[0], inputs[1]) if len(inputs) > 1 else np.array(inputs[0])
+        for v in inputs[2:]:
+            total = np.add(total, v)
         return (_cast_to(total, out),)
 
     return compute
@@ -357,8 +353,7 @@ def _matmul(ctx: KernelContext):
         if inner_a != inner_b:
             raise _invalid(f"Matrix size-incompatible: In[0]: {_st(a.shape)}, In[1]: "
                            f"{_st(b.shape)}")
-        with np.errstate(all="ignore"):
-            r = np.matmul(a.T if ta else a, b.T if tb else b)
+        r = np.matmul(a.T if ta else a, b.T if tb else b)
         return (_cast_to(r, out),)
 
     return compute
@@ -386,8 +381,7 @@ def _batch_matmul(ctx: KernelContext):
         if inner_x != inner_y:
             raise _invalid(f"Matrix size-incompatible: In[0]: {_st(x.shape)}, In[1]: "
                            f"{_st(y.shape)}")
-        with np.errstate(all="ignore"):
-            r = np.matmul(_adjoint(x) if adj_x else x, _adjoint(y) if adj_y else y)
+        r = np.matmul(_adjoint(x) if adj_x else x, _adjoint(y) if adj_y else y)
         return (_cast_to(r, out),)
 
     return compute
@@ -456,8 +450,7 @@ def _reduction(op_type: str):
         def compute(x, axes):
             x = np.asarray(x)
             ax = _reduction_axes(x, axes)
-            with np.errstate(all="ignore"):
-                r = reducer(x, ax, keep, out)
+            r = reducer(x, ax, keep, out)
             return (_cast_to(r, out),)
 
         return compute
@@ -530,8 +523,7 @@ def _range(ctx: KernelContext):
         steps = np.full(size, d, dtype=out)
         if size:
             steps[0] = s
-        with np.errstate(all="ignore"):
-            return (np.cumsum(steps, dtype=out),)
+        return (np.cumsum(steps, dtype=out),)
 
     return compute
 
@@ -576,8 +568,7 @@ def _cumulative(np_fn, identity: int):
                                f"{x.ndim}), but got {a}")
             if reverse:
                 x = np.flip(x, a)
-            with np.errstate(all="ignore"):
-                r = np_fn(x, axis=a, dtype=out)
+            r = np_fn(x, axis=a, dtype=out)
             if exclusive and x.shape[a]:
                 first = np.full_like(np.take(r, [0], axis=a), identity)
                 r = np.concatenate([first, np.take(r, np.arange(x.shape[a] - 1), axis=a)],

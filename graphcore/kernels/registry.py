@@ -4,7 +4,8 @@ constraints, looked up when a plan is built (never per step).
 A factory takes a :class:`KernelContext` (the node's attrs, device, resources) and
 returns ``compute(*inputs) -> tuple of outputs``.  A factory decorated with
 ``needs_step=True`` returns ``compute(step, *inputs)`` and gets the step context
-(rendezvous, feeds, fetches, tracing) as its first argument.
+(rendezvous, feeds, fetches, tracing) as its first argument.  Kernels run with numpy's
+floating-point errors ignored (the executor sets ``np.errstate`` once per step).
 """
 
 from __future__ import annotations

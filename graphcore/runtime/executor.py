@@ -221,6 +221,12 @@ class PartitionExecutor:
     # -- running ----------------------------------------------------------------------
     def run(self, step: Step) -> None:
         """Runs the partition's nodes once, in order."""
+        # Kernels compute with numpy's floating-point errors ignored (inf/nan results,
+        # as TF's kernels give): set once per step here, not per kernel call.
+        with np.errstate(all="ignore"):
+            self._run(step)
+
+    def _run(self, step: Step) -> None:
         vals = self._template.copy()
         args = step.args
         for slot, index in self._arg_slots:
@@ -252,9 +258,13 @@ class PartitionExecutor:
         """Runs every node in order (none skipped), propagating dead tensors (a node
         with a dead input or dead control input is dead; Merge takes its live input)
         and, with ``stats``, recording a NodeExecStats per node (FULL_TRACE)."""
-        if self._has_frames:
-            self._run_frames(step, stats)
-            return
+        with np.errstate(all="ignore"):
+            if self._has_frames:
+                self._run_frames(step, stats)
+            else:
+                self._run_full(step, stats)
+
+    def _run_full(self, step: Step, stats: step_stats_pb2.DeviceStepStats | None) -> None:
         vals: list[Any] = [None] * self._n_slots
         dead = [False] * len(self._instrs)
         thread_id = threading.get_ident() & 0x7FFFFFFF
@@ -499,6 +509,10 @@ class PartitionExecutor:
         failure: list[BaseException] = []
 
         def run_one(k: int) -> None:
+            with np.errstate(all="ignore"):  # per pool thread, as in run()
+                run_node(k)
+
+        def run_node(k: int) -> None:
             if failure:
                 return
             instr = instrs[k]
@@ -531,7 +545,7 @@ class PartitionExecutor:
             for c in ready[1:]:
                 pool.submit(run_one, c)
             if ready:
-                run_one(ready[0])
+                run_node(ready[0])
 
         if not instrs:
             return
