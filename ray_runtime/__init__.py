@@ -23,11 +23,14 @@ def make_engine(target: str, config: Any = None) -> RayEngine:
 
 
 def session(target: str = "ray://auto", cluster: Any = None, graph: Any = None,
-            config: Any = None, cluster_name: str | None = None) -> Any:
+            config: Any = None, cluster_name: str | None = None,
+            job_resources: dict[str, dict[str, float]] | None = None) -> Any:
     """A ``tf.Session`` on the Ray cluster ``target`` with the given ClusterSpec
     (``{"ps": 2, "worker": 2}`` or TF's job -> address lists).  Sessions that name the
     same ``cluster_name`` share task actors, and so variables (the target may also say
-    ``ray://auto?cluster=<name>``)."""
+    ``ray://auto?cluster=<name>``).  ``job_resources`` sets what each job's task actors
+    reserve, e.g. ``{"worker": {"num_cpus": 1}, "ps": {"num_cpus": 0.5}}`` (default:
+    nothing reserved); it needs ``cluster_name``."""
     from graphcore.client.session import Session
     from graphcore.protobuf import config_pb2
     from graphcore.train.server_lib import ClusterSpec
@@ -36,6 +39,12 @@ def session(target: str = "ray://auto", cluster: Any = None, graph: Any = None,
     if cluster is not None:
         config = config_pb2.ConfigProto.FromString(config.SerializeToString())
         config.cluster_def.CopyFrom(ClusterSpec(cluster).as_cluster_def())
+    if job_resources is not None:
+        if cluster_name is None:
+            raise ValueError("job_resources needs a cluster_name")
+        from ray_runtime import actors
+
+        actors.set_job_resources(cluster_name, job_resources)
     if cluster_name is not None:
         target = f"{target}{'&' if '?' in target else '?'}cluster={cluster_name}"
     return Session(target, graph=graph, config=config)

@@ -205,6 +205,10 @@ class TaskActorImpl:
     def sleep(self, seconds: float) -> None:
         time.sleep(seconds)
 
+    def assigned_resources(self) -> dict[str, float]:
+        """The Ray resources this task actor holds (its job's ``job_resources``)."""
+        return dict(ray.get_runtime_context().get_assigned_resources())
+
     def node_id(self) -> str:
         """The id (hex) of the Ray node this task actor runs on."""
         return ray.get_runtime_context().get_node_id()
@@ -236,6 +240,26 @@ def actor_name(cluster_name: str, job: str, task: int) -> str:
 
 
 _created: dict[str, set[str]] = {}
+_job_resources: dict[str, dict[str, dict[str, float]]] = {}
+
+
+def set_job_resources(cluster_name: str, job_resources: dict[str, dict[str, float]]) -> None:
+    """What each job's task actors reserve in ``cluster_name``: {job: {"num_cpus": c,
+    "num_gpus": g}} (default: nothing, so actors never hold back CPUs).  Applies to task
+    actors created after the call."""
+    allowed = {"num_cpus", "num_gpus"}
+    for job, res in job_resources.items():
+        unknown = set(res) - allowed
+        if unknown:
+            raise ValueError(f"job_resources[{job!r}]: unknown keys {sorted(unknown)}; "
+                             f"expected {sorted(allowed)}")
+    with _created_lock:
+        _job_resources[cluster_name] = {j: dict(r) for j, r in job_resources.items()}
+
+
+def job_resources(cluster_name: str, job: str) -> dict[str, float]:
+    with _created_lock:
+        return dict(_job_resources.get(cluster_name, {}).get(job, {}))
 _created_lock = threading.Lock()
 
 
@@ -247,6 +271,7 @@ def created_actor_names(cluster_name: str) -> list[str]:
 def forget_cluster(cluster_name: str) -> None:
     with _created_lock:
         _created.pop(cluster_name, None)
+        _job_resources.pop(cluster_name, None)
 
 
 # -- placement groups (clusters of several nodes) -------------------------------------
@@ -265,11 +290,13 @@ def alive_node_count() -> int:
 
 
 def get_or_create_placement_group(cluster_name: str, n_bundles: int,
-                                  timeout: float = 60.0) -> Any:
+                                  timeout: float = 60.0,
+                                  bundles: list[dict[str, float]] | None = None) -> Any:
     """The detached placement group of ``cluster_name``: one bundle per task, SPREAD
     over the nodes (so tasks land on different nodes where there are enough).  All
     clients of the cluster find the same group by name; bundle ``i`` belongs to the
-    ``i``-th task in ClusterSpec order.  Removed by shutdown_cluster()."""
+    ``i``-th task in ClusterSpec order (``bundles`` gives each bundle's resources;
+    default a token CPU share).  Removed by shutdown_cluster()."""
     from ray.util import get_placement_group, placement_group
 
     name = placement_group_name(cluster_name)
@@ -277,8 +304,8 @@ def get_or_create_placement_group(cluster_name: str, n_bundles: int,
         pg = get_placement_group(name)
     except ValueError:
         try:
-            pg = placement_group([{"CPU": BUNDLE_CPUS}] * n_bundles, strategy="SPREAD",
-                                 name=name, lifetime="detached")
+            pg = placement_group(bundles or [{"CPU": BUNDLE_CPUS}] * n_bundles,
+                                 strategy="SPREAD", name=name, lifetime="detached")
         except ValueError:  # another client created it meanwhile
             pg = get_placement_group(name)
     if pg.bundle_count < n_bundles:
@@ -289,8 +316,8 @@ def get_or_create_placement_group(cluster_name: str, n_bundles: int,
         ray.get(pg.ready(), timeout=timeout)
     except ray.exceptions.GetTimeoutError:
         raise errors.UnavailableError(
-            None, None, f"Placement group {name} ({n_bundles} bundles of {BUNDLE_CPUS} CPU, "
-                        f"SPREAD) was not placed within {timeout} s") from None
+            None, None, f"Placement group {name} ({n_bundles} bundles, SPREAD) was not "
+                        f"placed within {timeout} s") from None
     return pg
 
 

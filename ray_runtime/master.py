@@ -85,7 +85,8 @@ class RayEngine:
         self._placement_group = None
         if actors.alive_node_count() > 1:
             self._placement_group = actors.get_or_create_placement_group(
-                self.cluster_name, len(self.devices))
+                self.cluster_name, len(self.devices),
+                bundles=[self._bundle(d) for d in self.devices])
         self.view = GraphView()
         self._plans: dict[tuple, RayStepPlan] = {}
         self._lock = threading.Lock()
@@ -97,20 +98,29 @@ class RayEngine:
         self._start_actors(timeout=60.0)
 
     # -- actors -----------------------------------------------------------------------
+    def _bundle(self, dev: Device) -> dict[str, float]:
+        res = actors.job_resources(self.cluster_name, dev.job)
+        bundle = {"CPU": max(float(res.get("num_cpus", 0)), actors.BUNDLE_CPUS)}
+        if res.get("num_gpus"):
+            bundle["GPU"] = float(res["num_gpus"])
+        return bundle
+
     def _actor(self, dev: Device) -> Any:
         name = dev.task_name
         handle = self._actors.get(name)
         if handle is None:
-            strategy, num_cpus = None, 0.0
+            res = actors.job_resources(self.cluster_name, dev.job)
+            num_cpus, num_gpus = float(res.get("num_cpus", 0)), float(res.get("num_gpus", 0))
+            strategy = None
             if self._placement_group is not None:
                 from ray.util.scheduling_strategies import PlacementGroupSchedulingStrategy
 
                 strategy = PlacementGroupSchedulingStrategy(
                     self._placement_group,
                     placement_group_bundle_index=self.devices.index(dev))
-                num_cpus = actors.BUNDLE_CPUS
+                num_cpus = self._bundle(dev)["CPU"]
             handle = actors.get_or_create_actor(self.cluster_name, dev.job, dev.task,
-                                                num_cpus=num_cpus,
+                                                num_cpus=num_cpus, num_gpus=num_gpus,
                                                 scheduling_strategy=strategy)
             self._actors[name] = handle
         return handle

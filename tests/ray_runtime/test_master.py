@@ -107,3 +107,22 @@ def test_strings_and_cond_cross_actors(cluster_name):
     assert list(sess.run(s2)) == [b"a", b"bc"]
     np.testing.assert_array_equal(sess.run(r, {p: True}), [2.0, 3.0])
     np.testing.assert_array_equal(sess.run(r, {p: False}), [3.0, 4.0])
+
+
+def test_job_resources_are_reserved_by_the_task_actors(cluster_name, ray_cluster):
+    cluster = {"ps": 1, "worker": 1}
+    v, w, x, y, inc = _ps_graph(cluster)
+    sess = ray_runtime.session("ray://auto", cluster=cluster, cluster_name=cluster_name,
+                               job_resources={"worker": {"num_cpus": 1}})
+    sess.run(tf.global_variables_initializer())
+    np.testing.assert_array_equal(sess.run(y, {x: [1.0, 2.0, 3.0]}), [4.0, 5.0, 6.0])
+
+    def held(job):
+        actor = ray_cluster.get_actor(f"graphcore/{cluster_name}/{job}/0", namespace="graphcore")
+        return ray_cluster.get(actor.assigned_resources.remote())
+
+    assert held("worker") == {"CPU": 1.0}
+    assert held("ps").get("CPU", 0.0) == 0.0
+    with pytest.raises(ValueError, match="unknown keys"):
+        ray_runtime.session("ray://auto", cluster=cluster, cluster_name=cluster_name,
+                            job_resources={"worker": {"cpus": 1}})
