@@ -69,8 +69,13 @@ def launched_cluster() -> tuple[ClusterSpec, str]:
 
 @ray.remote(num_cpus=0)
 def _run_worker(fn: Callable, task_index: int, args: tuple, env: dict) -> Any:
+    from graphcore.framework import ops
+
     os.environ.update(env)
-    return fn(task_index, *args)
+    # Ray reuses worker processes: each main starts on a fresh default graph, as it
+    # would in a process of its own (not on the graph a previous launch left behind).
+    with ops.Graph().as_default():
+        return fn(task_index, *args)
 
 
 def launch(main: Callable, cluster: Any, args: tuple = (), target: str = "ray://auto",

@@ -62,3 +62,17 @@ def test_launch_cli_runs_main_in_every_worker_task(ray_cluster, cluster_name, tm
     assert out.returncode == 0, out.stderr
     assert out.stdout.splitlines() == [
         f"worker {i}: ({10 * i}, 2, '{cluster_name}')" for i in range(3)]
+
+
+def test_each_launch_starts_on_a_fresh_default_graph(cluster_name):
+    """Ray reuses worker processes; a second launch must not see the first one's ops."""
+
+    def main(task_index):
+        import graphcore as tf
+
+        tf.constant(1.0, name="c")
+        return len(tf.get_default_graph().get_operations())
+
+    first = ray_runtime.launch(main, {"worker": 2}, cluster_name=cluster_name)
+    second = ray_runtime.launch(main, {"worker": 2}, cluster_name=cluster_name)
+    assert first == second == [1, 1]
