@@ -10,8 +10,10 @@ _Recv waits on its mailbox slot.  The driver sees only fetched values.
 
 from __future__ import annotations
 
+import os
 import threading
 import time
+from collections.abc import Callable
 from typing import Any
 
 import ray
@@ -86,6 +88,17 @@ class _Registered:
         self.n_keys = n_keys
 
 
+# The task actors living in this process (inside a Ray actor: the one it is), by actor
+# name.  A session created in this process (a launched main) runs this task's
+# partitions in-process instead of calling its own actor through Ray.
+_local_impls: dict[str, TaskActorImpl] = {}
+
+
+def local_impl(cluster_name: str, job: str, task: int) -> TaskActorImpl | None:
+    """The task actor of (job, task) when it lives in this very process, else None."""
+    return _local_impls.get(actor_name(cluster_name, job, task))
+
+
 class TaskActorImpl:
     """The body of the task actor (a plain class, so it can be tested in-process)."""
 
@@ -93,6 +106,8 @@ class TaskActorImpl:
         self.job = job
         self.task = task
         self.cluster_name = cluster_name
+        if ray.is_initialized() and ray.get_runtime_context().get_actor_id() is not None:
+            _local_impls[actor_name(cluster_name, job, task)] = self
         self.task_name = f"/job:{job}/replica:0/task:{task}"
         self.resources = ResourceStore(self.task_name)
         self._partitions: dict[str, _Registered] = {}
@@ -198,6 +213,16 @@ class TaskActorImpl:
                 self._mailboxes.pop(step_key, None)
         out = {i: v for i, v in enumerate(step.retvals) if v is not None}
         return out, stats.SerializeToString() if stats is not None else b""
+
+    def run_main(self, fn: Callable, task_index: int, args: tuple, env: dict) -> Any:
+        """Runs a launched ``main(task_index, *args)`` in this task's process, the way
+        TF runs a between-graph client beside its worker server: the session it opens
+        runs this task's partitions in-process, the ps partitions on their actors."""
+        from graphcore.framework import ops
+
+        os.environ.update(env)
+        with ops.Graph().as_default():  # a fresh default graph per launch
+            return fn(task_index, *args)
 
     def variable_names(self) -> list[str]:
         return sorted(name for _, name in self.resources.variables())

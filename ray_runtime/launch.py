@@ -67,17 +67,6 @@ def launched_cluster() -> tuple[ClusterSpec, str]:
     return ClusterSpec(ast.literal_eval(spec)), os.environ["GRAPHCORE_CLUSTER"]
 
 
-@ray.remote(num_cpus=0)
-def _run_worker(fn: Callable, task_index: int, args: tuple, env: dict) -> Any:
-    from graphcore.framework import ops
-
-    os.environ.update(env)
-    # Ray reuses worker processes: each main starts on a fresh default graph, as it
-    # would in a process of its own (not on the graph a previous launch left behind).
-    with ops.Graph().as_default():
-        return fn(task_index, *args)
-
-
 def launch(main: Callable, cluster: Any, args: tuple = (), target: str = "ray://auto",
            cluster_name: str | None = None) -> list:
     """Runs ``main(task_index, *args)`` once per worker task of ``cluster`` as Ray
@@ -86,8 +75,15 @@ def launch(main: Callable, cluster: Any, args: tuple = (), target: str = "ray://
     spec = cluster if isinstance(cluster, ClusterSpec) else ClusterSpec(cluster)
     name = cluster_name or f"launch-{os.getpid()}-{int(time.time())}"
     env = {"GRAPHCORE_CLUSTER": name, "GRAPHCORE_CLUSTER_SPEC": repr(spec.as_dict())}
-    refs = [_run_worker.remote(main, i, tuple(args), env)
-            for i in spec.task_indices("worker")]
+    # Each main runs inside its worker task's actor (found or created here, placed as
+    # the master places it), so its session runs that task's partitions in-process.
+    from ray_runtime.master import RayEngine
+
+    engine = RayEngine(target, cluster=spec, cluster_name=name)
+    refs = []
+    for i in spec.task_indices("worker"):
+        actor = engine._actors[f"/job:worker/replica:0/task:{i}"]
+        refs.append(actor.run_main.remote(main, i, tuple(args), env))
     return ray.get(refs)
 
 

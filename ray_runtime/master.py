@@ -43,7 +43,7 @@ class RayStepPlan:
         self.feeds = feeds
         self.fetches = fetches
         self.targets = targets
-        self.parts = parts  # (actor, task name, feed indices it reads)
+        self.parts = parts  # (actor, task name, feed indices it reads, local impl or None)
         self.partition_graphs = partition_graphs
         self.n_keys = n_keys
 
@@ -198,12 +198,16 @@ class RayEngine:
             routes = {slot: self._actors[dst] for slot, dst in recv_task.items()
                       if dst != task and _sends_slot(part.graph_def, slot)}
             d = part.device
-            registrations.append((task, actor.register.remote(
-                plan_key, part.graph_def.SerializeToString(),
-                (d.job, d.replica, d.task, d.device_type, d.index, d.incarnation),
-                len(step.keys), routes, dead_aware)))
+            reg_args = (plan_key, part.graph_def.SerializeToString(),
+                        (d.job, d.replica, d.task, d.device_type, d.index, d.incarnation),
+                        len(step.keys), routes, dead_aware)
+            local = actors.local_impl(self.cluster_name, d.job, d.task)
+            if local is not None:
+                local.register(*reg_args)
+            else:
+                registrations.append((task, actor.register.remote(*reg_args)))
             feed_idx = [nd.attr["index"].i for nd in part.graph_def.node if nd.op == "_Arg"]
-            parts.append((actor, task, feed_idx))
+            parts.append((actor, task, feed_idx, local))
             graphs.append(part.graph_def)
         for task, ref in registrations:
             self._get(ref, task)
@@ -214,14 +218,31 @@ class RayEngine:
             run_metadata: Any = None) -> list:
         step_key = f"{plan.key}/{next(self._steps)}"
         n = len(plan.fetches)
-        refs = []
-        for actor, task, feed_idx in plan.parts:
+        pending: dict[Any, tuple[str, Any]] = {}
+        local_parts = []
+        for actor, task, feed_idx, local in plan.parts:
             args = {i: feed_values[i] for i in feed_idx}
-            refs.append((task, actor.run.remote(plan.key, step_key, args, n, trace)))
+            if local is not None:
+                local_parts.append((task, local, args))
+            else:
+                pending[actor.run.remote(plan.key, step_key, args, n, trace)] = (task, actor)
         values: list[Any] = [None] * n
         stats = step_stats_pb2.StepStats() if trace else None
         first_error: BaseException | None = None
-        pending = {ref: (task, actor) for (task, ref), (actor, _, _) in zip(refs, plan.parts)}
+        # This process's own task (a launched main): its partition runs right here,
+        # while the remote ones run on their actors.
+        for task, local, args in local_parts:
+            try:
+                out, stats_bytes = local.run(plan.key, step_key, args, n, trace)
+            except errors.OpError as e:
+                self._abort(step_key, pending, f"partition on {task} failed: "
+                                               f"{e.message.splitlines()[0]}")
+                first_error = e
+                continue
+            for i, v in out.items():
+                values[i] = v
+            if stats is not None and stats_bytes:
+                stats.dev_stats.add().ParseFromString(stats_bytes)
         while pending:
             ready, _ = ray.wait(list(pending), num_returns=1, timeout=self.step_timeout)
             if not ready:
