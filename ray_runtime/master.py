@@ -9,6 +9,7 @@ tensors between partitions go actor to actor, and only fetched values come back.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import os
 import threading
@@ -229,20 +230,29 @@ class RayEngine:
         values: list[Any] = [None] * n
         stats = step_stats_pb2.StepStats() if trace else None
         first_error: BaseException | None = None
-        # This process's own task (a launched main): its partition runs right here,
-        # while the remote ones run on their actors.
-        for task, local, args in local_parts:
+
+        def take(task: str, result: Any) -> None:
+            """Merges one partition's fetched values and stats; on its failure, wakes
+            the others (they may wait on its tensors forever) and keeps the error."""
+            nonlocal first_error
             try:
-                out, stats_bytes = local.run(plan.key, step_key, args, n, trace)
+                out, stats_bytes = result()
             except errors.OpError as e:
-                self._abort(step_key, pending, f"partition on {task} failed: "
-                                               f"{e.message.splitlines()[0]}")
-                first_error = e
-                continue
+                if first_error is None:
+                    self._abort(step_key, pending, f"partition on {task} failed: "
+                                                   f"{e.message.splitlines()[0]}")
+                if first_error is None or isinstance(first_error, errors.CancelledError):
+                    first_error = e
+                return
             for i, v in out.items():
                 values[i] = v
             if stats is not None and stats_bytes:
                 stats.dev_stats.add().ParseFromString(stats_bytes)
+
+        # This process's own task (a launched main): its partition runs right here,
+        # while the remote ones run on their actors.
+        for task, local, args in local_parts:
+            take(task, functools.partial(local.run, plan.key, step_key, args, n, trace))
         while pending:
             ready, _ = ray.wait(list(pending), num_returns=1, timeout=self.step_timeout)
             if not ready:
@@ -253,20 +263,7 @@ class RayEngine:
                                 f"on {tasks}")
             ref = ready[0]
             task, _ = pending.pop(ref)
-            try:
-                out, stats_bytes = self._get(ref, task)
-            except errors.OpError as e:
-                if first_error is None:
-                    # One partition failed: the others may wait on its tensors forever.
-                    self._abort(step_key, pending, f"partition on {task} failed: "
-                                                   f"{e.message.splitlines()[0]}")
-                if first_error is None or isinstance(first_error, errors.CancelledError):
-                    first_error = e
-                continue
-            for i, v in out.items():
-                values[i] = v
-            if stats is not None and stats_bytes:
-                stats.dev_stats.add().ParseFromString(stats_bytes)
+            take(task, functools.partial(self._get, ref, task))
         if first_error is not None:
             raise first_error
         if run_metadata is not None and stats is not None:
