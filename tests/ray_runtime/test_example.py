@@ -32,10 +32,12 @@ def test_between_graph_clients_train_to_the_in_graph_accuracy(cluster_name, caps
     """2 worker clients (examples/train_between_graph.py via ray_runtime.launch), async,
     each on half the data with half the batch: the accuracy of the in-process model
     trained on the same number of examples."""
-    between = train_between_graph.run(["--epochs", "8", "--cluster-name", cluster_name])
+    # Trained to near convergence: async interleaving moves the accuracy of a model
+    # still on the slope of its learning curve by more than the 2% asked for.
+    between = train_between_graph.run(["--epochs", "15", "--cluster-name", cluster_name])
     assert "2 worker clients on Ray" in capsys.readouterr().out
-    assert between >= 0.93
-    assert abs(between - _one_client_accuracy(epochs=8, batch_size=32)) <= 0.02
+    assert between >= 0.95
+    assert abs(between - _one_client_accuracy(epochs=15, batch_size=32)) <= 0.02
 
 
 def _one_client_accuracy(epochs, batch_size):
