@@ -21,8 +21,8 @@ from graphcore.ops import control_flow_ops, variables
 from graphcore.train import session_run_hook as hooks_lib
 from graphcore.train.session_run_hook import SessionRunArgs, SessionRunContext, SessionRunValues
 
-__all__ = ["MonitoredTrainingSession", "MonitoredSession", "Scaffold",
-           "SingularMonitoredSession"]
+__all__ = ["ChiefSessionCreator", "MonitoredTrainingSession", "MonitoredSession", "Scaffold",
+           "SingularMonitoredSession", "WorkerSessionCreator"]
 
 _log = logging.getLogger("graphcore.train")
 
@@ -72,14 +72,63 @@ class Scaffold:
         return self
 
 
+class ChiefSessionCreator:
+    """TF's session creator for the chief: initializes the variables, or restores them
+    from the latest checkpoint in ``checkpoint_dir``
+    (``checkpoint_filename_with_path`` names one checkpoint instead)."""
+
+    is_chief = True
+
+    def __init__(self, scaffold: Scaffold | None = None, master: str = "",
+                 config: Any = None, checkpoint_dir: str | None = None,
+                 checkpoint_filename_with_path: str | None = None):
+        self.scaffold = scaffold
+        self.master = master
+        self.config = config
+        self.checkpoint_dir = checkpoint_dir
+        self.checkpoint_filename_with_path = checkpoint_filename_with_path
+        self.max_wait_secs = 7200.0
+
+
+class WorkerSessionCreator:
+    """TF's session creator for the other workers: waits (up to ``max_wait_secs``)
+    until the chief has initialized the variables."""
+
+    is_chief = False
+
+    def __init__(self, scaffold: Scaffold | None = None, master: str = "",
+                 config: Any = None, max_wait_secs: float = 30 * 60):
+        self.scaffold = scaffold
+        self.master = master
+        self.config = config
+        self.checkpoint_dir = None
+        self.checkpoint_filename_with_path = None
+        self.max_wait_secs = max_wait_secs
+
+
 class MonitoredSession:
     """Runs steps with hooks; creates, initializes or restores, and recreates its
-    session after recoverable errors."""
+    session after recoverable errors.
 
-    def __init__(self, master: str = "", is_chief: bool = True,
-                 checkpoint_dir: str | None = None, scaffold: Scaffold | None = None,
-                 hooks: list | None = None, config: Any = None, max_wait_secs: float = 7200,
-                 max_recoveries: int = 10):
+    TF's form is ``MonitoredSession(session_creator=ChiefSessionCreator(...),
+    hooks=[...])`` (no creator: a chief session on the local target); the keyword
+    arguments after ``stop_grace_period_secs`` are graphcore's direct form, which
+    ``MonitoredTrainingSession`` uses."""
+
+    def __init__(self, session_creator: Any = None, hooks: list | None = None,
+                 stop_grace_period_secs: float = 120, *, master: str = "",
+                 is_chief: bool = True, checkpoint_dir: str | None = None,
+                 scaffold: Scaffold | None = None, config: Any = None,
+                 max_wait_secs: float = 7200, max_recoveries: int = 10,
+                 checkpoint_filename_with_path: str | None = None):
+        del stop_grace_period_secs  # no queue-runner threads to wait for
+        if session_creator is not None:
+            master, config = session_creator.master, session_creator.config
+            is_chief, scaffold = session_creator.is_chief, session_creator.scaffold
+            checkpoint_dir = session_creator.checkpoint_dir
+            checkpoint_filename_with_path = session_creator.checkpoint_filename_with_path
+            max_wait_secs = session_creator.max_wait_secs
+        self._checkpoint_filename_with_path = checkpoint_filename_with_path
         self._graph = ops_lib.get_default_graph()
         self._master = master
         self._is_chief = is_chief
@@ -107,14 +156,15 @@ class MonitoredSession:
         scaffold = self._scaffold
         if self._is_chief:
             restored = False
-            if self._checkpoint_dir:
+            path = self._checkpoint_filename_with_path
+            if path is None and self._checkpoint_dir:
                 from graphcore.train.saver import latest_checkpoint
 
                 path = latest_checkpoint(self._checkpoint_dir)
-                if path:
-                    scaffold.saver.restore(sess, path)
-                    restored = True
-                    _log.info("Restored from %s", path)
+            if path:
+                scaffold.saver.restore(sess, path)
+                restored = True
+                _log.info("Restored from %s", path)
             if not restored:
                 sess.run(scaffold.init_op, feed_dict=scaffold.init_feed_dict)
                 if scaffold.init_fn is not None:
@@ -223,7 +273,20 @@ class _StepContext:
         self._monitored._stop_requested = True
 
 
-SingularMonitoredSession = MonitoredSession
+class SingularMonitoredSession(MonitoredSession):
+    """TF's single-process MonitoredSession: a chief session with TF's signature, and
+    ``raw_session()`` for the underlying Session."""
+
+    def __init__(self, hooks: list | None = None, scaffold: Scaffold | None = None,
+                 master: str = "", config: Any = None, checkpoint_dir: str | None = None,
+                 stop_grace_period_secs: float = 120,
+                 checkpoint_filename_with_path: str | None = None):
+        super().__init__(ChiefSessionCreator(scaffold, master, config, checkpoint_dir,
+                                             checkpoint_filename_with_path),
+                         hooks, stop_grace_period_secs)
+
+    def raw_session(self) -> Session:
+        return self._sess
 
 
 def MonitoredTrainingSession(master: str = "", is_chief: bool = True,  # noqa: N802
@@ -257,5 +320,6 @@ def MonitoredTrainingSession(master: str = "", is_chief: bool = True,  # noqa: N
                 all_hooks.append(hooks_lib.CheckpointSaverHook(
                     checkpoint_dir, save_secs=save_checkpoint_secs,
                     save_steps=save_checkpoint_steps, scaffold=scaffold))
-    return MonitoredSession(master, is_chief, checkpoint_dir, scaffold, all_hooks, config,
-                            max_wait_secs)
+    return MonitoredSession(hooks=all_hooks, master=master, is_chief=is_chief,
+                            checkpoint_dir=checkpoint_dir, scaffold=scaffold, config=config,
+                            max_wait_secs=max_wait_secs)

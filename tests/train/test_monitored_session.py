@@ -221,3 +221,30 @@ def test_recovery_gives_up_after_max_recoveries():
         sess.run(train, {x: X})
     assert sess.recoveries == 3
     sess.close()
+
+
+def test_tf_session_creator_form(tmp_path):
+    """MonitoredSession(session_creator=ChiefSessionCreator/WorkerSessionCreator), as TF
+    scripts write it, and SingularMonitoredSession with TF's signature."""
+    x, w, step, train = _model()
+    ckpt = str(tmp_path)
+    with tf.train.MonitoredTrainingSession(checkpoint_dir=ckpt,
+                                           save_checkpoint_steps=1) as sess:
+        for _ in range(3):
+            sess.run(train, {x: X})
+        trained = sess.run(w)
+    creator = tf.train.ChiefSessionCreator(checkpoint_dir=ckpt)
+    with tf.train.MonitoredSession(session_creator=creator,
+                                   hooks=[tf.train.StopAtStepHook(last_step=5)]) as sess:
+        assert sess.run(step) == 3
+        np.testing.assert_array_equal(sess.run(w), trained)
+        while not sess.should_stop():
+            sess.run(train, {x: X})
+        assert sess.run(step) == 5
+    ckpt3 = os.path.join(ckpt, "model.ckpt-3")
+    with tf.train.SingularMonitoredSession(checkpoint_filename_with_path=ckpt3) as sess:
+        assert sess.run(step) == 3
+        assert isinstance(sess.raw_session(), tf.Session)
+    worker = tf.train.WorkerSessionCreator(max_wait_secs=0.2)
+    with pytest.raises(errors.DeadlineExceededError, match="not ready"):
+        tf.train.MonitoredSession(session_creator=worker)
