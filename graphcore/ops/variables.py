@@ -44,9 +44,12 @@ class Variable:
                  import_scope: str | None = None, constraint: Any = None,
                  use_resource: bool | None = None, synchronization: Any = None,
                  aggregation: Any = None, shape: Any = None):
-        del expected_shape, import_scope, use_resource, synchronization, aggregation
+        del expected_shape, use_resource, synchronization, aggregation
         if variable_def is not None:
-            raise NotImplementedError("Variable(variable_def=...) is not supported yet")
+            if initial_value is not None:
+                raise ValueError("variable_def and initial_value are mutually exclusive.")
+            self._init_from_proto(variable_def, import_scope)
+            return
         if initial_value is None:
             raise ValueError("initial_value must be specified.")
         if constraint is not None and not callable(constraint):
@@ -101,6 +104,47 @@ class Variable:
                     self._snapshot = array_ops.identity(self._variable, name="read")
         graph.add_to_collections(collections, self)
         self._caching_device = caching_device
+
+    def _init_from_proto(self, variable_def: Any, import_scope: str | None) -> None:
+        """A Variable over ops already in the default graph (a MetaGraphDef's)."""
+        graph = ops_lib.get_default_graph()
+
+        def element(name: str) -> Any:
+            return graph.as_graph_element(f"{import_scope}/{name}" if import_scope else name)
+
+        if variable_def.is_resource:
+            raise NotImplementedError(f"Resource variable {variable_def.variable_name} "
+                                      "(graphcore has ref variables only)")
+        self._variable = element(variable_def.variable_name)
+        self._initializer_op = element(variable_def.initializer_name)
+        self._snapshot = element(variable_def.snapshot_name)
+        self._initial_value = (element(variable_def.initial_value_name)
+                               if variable_def.initial_value_name else None)
+        self._trainable = variable_def.trainable
+        self._constraint = None
+        self._caching_device = None
+
+    def to_proto(self, export_scope: str | None = None) -> Any:
+        """This variable's VariableDef (names relative to ``export_scope``)."""
+        from graphcore.protobuf import variable_pb2
+
+        def strip(name: str) -> str:
+            if export_scope and name.startswith(export_scope + "/"):
+                return name[len(export_scope) + 1:]
+            return name
+
+        vdef = variable_pb2.VariableDef(
+            variable_name=strip(self._variable.name),
+            initializer_name=strip(self._initializer_op.name),
+            snapshot_name=strip(self._snapshot.name), is_resource=False,
+            trainable=self._trainable)
+        if self._initial_value is not None:
+            vdef.initial_value_name = strip(self._initial_value.name)
+        return vdef
+
+    @staticmethod
+    def from_proto(variable_def: Any, import_scope: str | None = None) -> Variable:
+        return Variable(variable_def=variable_def, import_scope=import_scope)
 
     # -- identity ---------------------------------------------------------------------
     @property

@@ -7,6 +7,7 @@ from graphcore.train.adam import *
 from graphcore.train.device_setter import *
 from graphcore.train.gradient_descent import *
 from graphcore.train.learning_rate_decay import *
+from graphcore.train.meta_graph import *
 from graphcore.train.momentum import *
 from graphcore.train.monitored_session import *
 from graphcore.train.optimizer import *

@@ -17,9 +17,8 @@ Checkpoints are TensorFlow's V2 tensor bundles (``prefix.index`` and
 TensorFlow reads ours and we read its.  Every file, the ``checkpoint`` state file
 included, is written to a temporary name, fsynced and renamed into place.
 
-Not supported: MetaGraphDefs (``write_meta_graph`` is accepted and does nothing: no
-``.meta`` file is written, and ``export_meta_graph`` raises NotImplementedError),
-the V1 format, partitioned variables / slices, and SaveableObjects other than
+``save`` also writes the graph's MetaGraphDef to ``prefix.meta`` (see
+:mod:`graphcore.train.meta_graph`).  Not supported: the V1 format, partitioned variables / slices, and SaveableObjects other than
 variables.
 """
 
@@ -601,10 +600,10 @@ class Saver:
         """Saves the variables; returns the checkpoint prefix (``save_path-<step>``
         with ``global_step``), or None for an empty saver.
 
-        ``write_meta_graph`` is accepted for compatibility and ignored: graphcore does
-        not write ``.meta`` (MetaGraphDef) files.
+        With ``write_meta_graph`` it also writes the graph's MetaGraphDef (with this
+        saver's SaverDef and the graph's collections) to ``<prefix>.meta``.
         """
-        del write_meta_graph, strip_default_attrs, save_debug_info
+        del save_debug_info
         if not self._is_built:
             raise RuntimeError("`build()` should be called before save if defer_build==True")
         if latest_filename is None:
@@ -641,6 +640,11 @@ class Saver:
         if isinstance(model_checkpoint_path, bytes):
             model_checkpoint_path = model_checkpoint_path.decode()
         model_checkpoint_path = str(model_checkpoint_path)
+        if write_meta_graph:
+            self.export_meta_graph(meta_graph_filename(model_checkpoint_path,
+                                                       meta_graph_suffix),
+                                   strip_default_attrs=strip_default_attrs,
+                                   graph=getattr(sess, "graph", None))
         if write_state:
             self._record_last_checkpoint(model_checkpoint_path)
             _update_checkpoint_state(save_path_parent, model_checkpoint_path,
@@ -649,8 +653,19 @@ class Saver:
             self._maybe_delete_old_checkpoints(meta_graph_suffix)
         return model_checkpoint_path
 
-    def export_meta_graph(self, *args: Any, **kwargs: Any) -> Any:
-        raise NotImplementedError("MetaGraphDef export is not supported by graphcore yet")
+    def export_meta_graph(self, filename: str | None = None, collection_list: list | None = None,
+                          as_text: bool = False, export_scope: str | None = None,
+                          clear_devices: bool = False, clear_extraneous_savers: bool = False,
+                          strip_default_attrs: bool = False, save_debug_info: bool = False,
+                          graph: Any = None) -> Any:
+        """The MetaGraphDef of the graph with this saver's SaverDef (written to
+        ``filename`` when given)."""
+        from graphcore.train import meta_graph
+
+        return meta_graph.export_meta_graph(
+            filename=filename, saver_def=self.saver_def, collection_list=collection_list,
+            as_text=as_text, export_scope=export_scope, clear_devices=clear_devices,
+            graph=graph)
 
     def restore(self, sess: Any, save_path: Any) -> None:
         """Restores the variables from the checkpoint ``save_path`` (a prefix)."""

@@ -17,7 +17,10 @@ from google.protobuf import descriptor_pb2, descriptor_pool  # noqa: E402
 import graphcore.protobuf as gc_protobuf  # noqa: E402
 
 # config.proto is deliberately a subset of TensorFlow's; every other file is complete.
-SUBSET_FILES = {"config"}
+# Files holding a subset of TF's fields (each present field checked all the same):
+# config.proto, and meta_graph.proto without the SavedModel-only object_graph_def and
+# composite tensor infos.
+SUBSET_FILES = {"config", "meta_graph"}
 TF_PACKAGES = ("tensorflow.core.framework", "tensorflow.core.protobuf", "tensorflow.core.util",
                "tensorflow.python.training")
 

@@ -196,7 +196,7 @@ def test_checkpoint_state_file_interchanges(tmp_path):
         with tf1.Session() as sess:
             sess.run(tf1.global_variables_initializer())
             for step in range(3):
-                saver.save(sess, str(tf_dir / "m"), global_step=step, write_meta_graph=False)
+                saver.save(sess, str(tf_dir / "m"), global_step=step)
     state = tf.train.get_checkpoint_state(str(tf_dir))
     assert state.model_checkpoint_path == str(tf_dir / "m-2")
     assert list(state.all_model_checkpoint_paths) == [str(tf_dir / "m-1"), str(tf_dir / "m-2")]

@@ -107,7 +107,7 @@ def test_round_trip_all_dtypes_and_shapes(tmp_path):
         sess.run(tf.global_variables_initializer())
         assert saver.save(sess, prefix) == prefix
         assert sorted(os.listdir(tmp_path)) == [
-            "checkpoint", "model.data-00000-of-00001", "model.index"]
+            "checkpoint", "model.data-00000-of-00001", "model.index", "model.meta"]
         for k, v in variables.items():
             sess.run(v.assign(_zero_like(VALUES[k])))
         saver.restore(sess, prefix)
@@ -206,8 +206,8 @@ def test_max_to_keep_deletes_oldest_and_checkpoint_file(tmp_path):
             saver.save(sess, base, global_step=step)
         assert saver.last_checkpoints == [base + "-2", base + "-3"]
         assert sorted(os.listdir(tmp_path)) == [
-            "checkpoint", "model-2.data-00000-of-00001", "model-2.index",
-            "model-3.data-00000-of-00001", "model-3.index"]
+            "checkpoint", "model-2.data-00000-of-00001", "model-2.index", "model-2.meta",
+            "model-3.data-00000-of-00001", "model-3.index", "model-3.meta"]
         text = (tmp_path / "checkpoint").read_text()
         assert text == (f'model_checkpoint_path: "{base}-3"\n'
                         f'all_model_checkpoint_paths: "{base}-2"\n'
@@ -507,7 +507,8 @@ def test_sharded_saver(tmp_path):
         prefix = saver.save(sess, str(tmp_path / "model"), global_step=1)
         assert prefix == str(tmp_path / "model-1")
         assert sorted(f for f in os.listdir(tmp_path) if f.startswith("model")) == [
-            "model-1.data-00000-of-00002", "model-1.data-00001-of-00002", "model-1.index"]
+            "model-1.data-00000-of-00002", "model-1.data-00001-of-00002", "model-1.index",
+            "model-1.meta"]
         sess.run([v.assign([0.0, 0.0]), w.assign(np.array([b"", b""], dtype=object))])
         saver.restore(sess, prefix)
         assert list(sess.run(v)) == [1.0, 2.0]
