@@ -12,7 +12,6 @@ from __future__ import annotations
 import functools
 import itertools
 import os
-import threading
 import time
 import urllib.parse
 import uuid
@@ -28,7 +27,7 @@ from graphcore.ops import runtime_ops  # noqa: F401
 from graphcore.protobuf import config_pb2, graph_pb2, step_stats_pb2
 from graphcore.runtime import placer, prune
 from graphcore.runtime.devices import Device
-from graphcore.runtime.graph_view import GraphView
+from graphcore.runtime.engine import PlanCache
 from graphcore.runtime.partition import partition
 from graphcore.train.server_lib import ClusterSpec
 from ray_runtime import actors
@@ -49,12 +48,13 @@ class RayStepPlan:
         self.n_keys = n_keys
 
 
-class RayEngine:
+class RayEngine(PlanCache):
     """Runs GraphDefs on the task actors of a Ray cluster."""
 
     def __init__(self, target: str, config: config_pb2.ConfigProto | None = None,
                  cluster: Any = None, cluster_name: str | None = None,
                  default_job: str | None = None, step_timeout: float | None = None):
+        super().__init__()
         self.config = config or config_pb2.ConfigProto()
         target, _, query = target.partition("?")
         params = dict(urllib.parse.parse_qsl(query))
@@ -88,9 +88,6 @@ class RayEngine:
             self._placement_group = actors.get_or_create_placement_group(
                 self.cluster_name, len(self.devices),
                 bundles=[self._bundle(d) for d in self.devices])
-        self.view = GraphView()
-        self._plans: dict[tuple, RayStepPlan] = {}
-        self._lock = threading.Lock()
         self._steps = itertools.count()
         self._session_id = uuid.uuid4().hex[:8]
         timeout_ms = self.config.operation_timeout_in_ms
@@ -155,21 +152,7 @@ class RayEngine:
             if todo:
                 time.sleep(0.1)
 
-    # -- graph ------------------------------------------------------------------------
-    def extend(self, graph_def: bytes | graph_pb2.GraphDef) -> None:
-        with self._lock:
-            self.view.extend(graph_def)
-
-    def plan(self, feeds: tuple, fetches: tuple, targets: tuple) -> RayStepPlan:
-        key = (feeds, fetches, targets)
-        plan = self._plans.get(key)
-        if plan is None:
-            with self._lock:
-                plan = self._plans.get(key)
-                if plan is None:
-                    plan = self._plans[key] = self._build(feeds, fetches, targets)
-        return plan
-
+    # -- plans ------------------------------------------------------------------------
     def _build(self, feeds: tuple, fetches: tuple, targets: tuple) -> RayStepPlan:
         view = self.view
         names = prune.prune(view, set(feeds), list(fetches), list(targets))

@@ -59,3 +59,28 @@ def merge_all_inputs(op: Any) -> list:
     for t in op._inputs:
         shape = shape.merge_with(t.shape)
     return [shape]
+
+
+def debug_string(dims: list | None) -> str:
+    """TF's InferenceContext::DebugString of a shape as a dims list: ``[2,?]``, ``?``."""
+    if dims is None:
+        return "?"
+    return "[" + ",".join("?" if d is None else str(d) for d in dims) + "]"
+
+
+def merge_dims(a: list | None, b: list | None) -> list | None:
+    """InferenceContext::Merge of two shapes as dims lists (None: unknown rank or dim),
+    with TF's error messages."""
+    if a is None:
+        return b
+    if b is None:
+        return a
+    if len(a) != len(b):
+        raise ValueError(f"Shapes must be equal rank, but are {len(a)} and {len(b)}")
+    out = []
+    for i, (x, y) in enumerate(zip(a, b)):
+        if x is not None and y is not None and x != y:
+            raise ValueError(f"Dimension {i} in both shapes must be equal, but are {x} and {y}. "
+                             f"Shapes are {debug_string(a)} and {debug_string(b)}.")
+        out.append(x if x is not None else y)
+    return out

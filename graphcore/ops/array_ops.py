@@ -133,11 +133,7 @@ def _shape(dims: list | None) -> shape_lib.TensorShape:
     return shape_lib.unknown_shape() if dims is None else shape_lib.TensorShape(dims)
 
 
-def _dbg(dims: list | None) -> str:
-    """InferenceContext::DebugString of a shape: ``[2,?]`` or ``?``."""
-    if dims is None:
-        return "?"
-    return "[" + ",".join("?" if d is None else str(d) for d in dims) + "]"
+_dbg = common_shapes.debug_string
 
 
 def _with_rank(dims: list | None, rank: int) -> list:
@@ -154,21 +150,7 @@ def _with_rank_at_least(dims: list | None, rank: int) -> list | None:
     return dims
 
 
-def _merge_dims(a: list | None, b: list | None) -> list | None:
-    """InferenceContext::Merge of two shapes."""
-    if a is None:
-        return b
-    if b is None:
-        return a
-    if len(a) != len(b):
-        raise ValueError(f"Shapes must be equal rank, but are {len(a)} and {len(b)}")
-    out = []
-    for i, (x, y) in enumerate(zip(a, b)):
-        if x is not None and y is not None and x != y:
-            raise ValueError(f"Dimension {i} in both shapes must be equal, but are {x} and {y}. "
-                             f"Shapes are {_dbg(a)} and {_dbg(b)}.")
-        out.append(x if x is not None else y)
-    return out
+_merge_dims = common_shapes.merge_dims
 
 
 def _with_value(dim: int | None, value: int) -> int:

@@ -112,10 +112,7 @@ def _dims(shape: shape_lib.TensorShape) -> list | None:
     return None if shape.ndims is None else shape.as_list()
 
 
-def _dbg(dims: list | None) -> str:
-    if dims is None:
-        return "?"
-    return "[" + ",".join("?" if d is None else str(d) for d in dims) + "]"
+_dbg = common_shapes.debug_string
 
 
 def _merge_dim(a: int | None, b: int | None) -> int | None:
@@ -124,21 +121,7 @@ def _merge_dim(a: int | None, b: int | None) -> int | None:
     return a if a is not None else b
 
 
-def _merge_shapes(a: list | None, b: list | None) -> list | None:
-    """InferenceContext::Merge."""
-    if a is None:
-        return b
-    if b is None:
-        return a
-    if len(a) != len(b):
-        raise ValueError(f"Shapes must be equal rank, but are {len(a)} and {len(b)}")
-    out = []
-    for i, (x, y) in enumerate(zip(a, b)):
-        if x is not None and y is not None and x != y:
-            raise ValueError(f"Dimension {i} in both shapes must be equal, but are {x} and {y}. "
-                             f"Shapes are {_dbg(a)} and {_dbg(b)}.")
-        out.append(x if x is not None else y)
-    return out
+_merge_shapes = common_shapes.merge_dims
 
 
 def _with_rank(dims: list | None, rank: int) -> list:

@@ -45,36 +45,23 @@ class StepPlan:
         self.dead_aware = dead_aware
 
 
-class LocalEngine:
-    """Runs GraphDefs in this process on the local devices."""
+class PlanCache:
+    """What every engine shares: the graph it was sent (extended as the client's graph
+    grows, TF's Extend) and its compiled plans, one per (feeds, fetches, targets),
+    built by the engine's ``_build`` on first use."""
 
-    def __init__(self, config: config_pb2.ConfigProto | None = None,
-                 devices: list[Device] | None = None, resources: ResourceStore | None = None):
-        self.config = config or config_pb2.ConfigProto()
-        self.devices = devices or local_devices(self.config)
-        self.default_device = self.devices[0]
-        self.default_spec = device_lib.DeviceSpecV2(
-            job=self.default_device.job, replica=self.default_device.replica,
-            task=self.default_device.task)
-        self.resources = resources or ResourceStore(self.default_device.task_name)
+    def __init__(self) -> None:
         self.view = GraphView()
-        self._plans: dict[tuple, StepPlan] = {}
+        self._plans: dict[tuple, Any] = {}
         self._lock = threading.Lock()
-        self._step_ids = itertools.count(1)
-        threads = self.config.inter_op_parallelism_threads
-        self._parallel = threads > 1
-        self._pool: ThreadPoolExecutor | None = None
-        self._pool_size = max(threads, len(self.devices), 2)
 
-    # -- graph ------------------------------------------------------------------------
     def extend(self, graph_def: bytes | graph_pb2.GraphDef) -> None:
         """Adds the nodes of ``graph_def`` (TF's Session::Extend)."""
         with self._lock:
             self.view.extend(graph_def)
 
-    # -- plans ------------------------------------------------------------------------
     def plan(self, feeds: tuple[str, ...], fetches: tuple[str, ...],
-             targets: tuple[str, ...]) -> StepPlan:
+             targets: tuple[str, ...]) -> Any:
         """The compiled plan for this signature, built on first use and cached."""
         key = (feeds, fetches, targets)
         plan = self._plans.get(key)
@@ -85,6 +72,31 @@ class LocalEngine:
                     plan = self._plans[key] = self._build(feeds, fetches, targets)
         return plan
 
+    def _build(self, feeds: tuple[str, ...], fetches: tuple[str, ...],
+               targets: tuple[str, ...]) -> Any:
+        raise NotImplementedError
+
+
+class LocalEngine(PlanCache):
+    """Runs GraphDefs in this process on the local devices."""
+
+    def __init__(self, config: config_pb2.ConfigProto | None = None,
+                 devices: list[Device] | None = None, resources: ResourceStore | None = None):
+        super().__init__()
+        self.config = config or config_pb2.ConfigProto()
+        self.devices = devices or local_devices(self.config)
+        self.default_device = self.devices[0]
+        self.default_spec = device_lib.DeviceSpecV2(
+            job=self.default_device.job, replica=self.default_device.replica,
+            task=self.default_device.task)
+        self.resources = resources or ResourceStore(self.default_device.task_name)
+        self._step_ids = itertools.count(1)
+        threads = self.config.inter_op_parallelism_threads
+        self._parallel = threads > 1
+        self._pool: ThreadPoolExecutor | None = None
+        self._pool_size = max(threads, len(self.devices), 2)
+
+    # -- plans ------------------------------------------------------------------------
     def _build(self, feeds: tuple[str, ...], fetches: tuple[str, ...],
                targets: tuple[str, ...]) -> StepPlan:
         view = self.view
