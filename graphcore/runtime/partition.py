@@ -131,6 +131,7 @@ def partition(view: GraphView, names: list[str], placement: dict[str, Device],
     nodes = view.nodes
     feed_index = {t: i for i, t in enumerate(feeds)}
     feed_set = set(feeds)
+    name_set = set(names)
     args: dict[str, tuple[str, Device]] = {}  # fed tensor -> (_Arg node name, device)
 
     def arg_for(tensor: str, device: Device) -> tuple[str, Device]:
@@ -169,7 +170,8 @@ def partition(view: GraphView, names: list[str], placement: dict[str, Device],
             else:
                 nd.input.append(b.cross(src, idx, nodes[src].output_types[idx], src_dev, dev))
         for src in info.control_inputs:
-            if is_fed_placeholder(view, src, feed_set):
+            # Pruned (effect-free work nothing needs), or a fed placeholder.
+            if src not in name_set or is_fed_placeholder(view, src, feed_set):
                 continue
             src_dev = placement[src]
             if src_dev.name == dev.name:

@@ -63,28 +63,68 @@ def test_topological_order_for_nodes_extended_out_of_order():
     assert result[-1] == "sum" and set(result) == {"z", "y", "sum"}
 
 
-def test_control_inputs_are_followed():
+def _counter(name):
+    v = tf.Variable(0.0, name=name)
+    return v, tf.assign_add(v, 1.0, name=f"{name}_inc")
+
+
+def test_control_inputs_with_an_effect_are_followed():
+    a = tf.constant(1.0, name="a")
+    _, inc = _counter("v")
+    with tf.control_dependencies([inc]):
+        b = tf.identity(a, name="b")
+    tf.no_op(name="other")
+    assert b.op.control_inputs
+    view = _view()
+    assert prune(view, set(), ["b:0"], []) == ["a", "v", "v_inc/value", "v_inc", "b"]
+
+
+def test_control_inputs_to_effect_free_work_are_dropped():
+    # As TF's graph optimizer does: a control edge whose only purpose would be to run
+    # stateless work that nothing else needs is dropped, and that work never runs.
     a = tf.constant(1.0, name="a")
     side = tf.constant(3.0, name="side")
     side_effect = tf.identity(side, name="side_effect")
     with tf.control_dependencies([side_effect]):
         b = tf.identity(a, name="b")
-    tf.no_op(name="other")
-    assert b.op.control_inputs
+        t = tf.no_op(name="t")
+    del b, t
     view = _view()
-    assert prune(view, set(), ["b:0"], []) == ["a", "side", "side_effect", "b"]
+    assert prune(view, set(), ["b:0"], []) == ["a", "b"]
+    assert prune(view, set(), [], ["t"]) == ["t"]
+    # Needed anyway (fetched): the edge stays, for ordering.
+    assert prune(view, set(), ["b:0", "side_effect:0"], []) == \
+        ["a", "side", "side_effect", "b"]
+
+
+def test_control_input_whose_work_reaches_an_effect_is_followed():
+    v, inc = _counter("v")
+    after = tf.identity(inc, name="after")  # stateless itself, but feeds on the update
+    with tf.control_dependencies([after]):
+        tf.no_op(name="t")
+    del v
+    view = _view()
+    assert prune(view, set(), [], ["t"]) == ["v", "v_inc/value", "v_inc", "after", "t"]
+
+
+def test_control_input_on_an_unfed_placeholder_is_followed():
+    x = tf.placeholder(tf.float32, name="x")
+    y = tf.identity(x, name="y")
+    with tf.control_dependencies([y]):
+        tf.no_op(name="t")
+    view = _view()
+    assert prune(view, set(), [], ["t"]) == ["x", "y", "t"]
 
 
 def test_targets_pull_in_their_closure():
-    a = tf.constant(1.0, name="a")
-    b = tf.identity(a, name="b")
+    _, inc = _counter("v")
+    b = tf.identity(inc, name="b")
     with tf.control_dependencies([b]):
         tf.no_op(name="t")
     tf.no_op(name="other")
     view = _view()
-    assert prune(view, set(), [], ["t"]) == ["a", "b", "t"]
-    assert prune(view, set(), ["a:0"], ["other"]) == ["a", "other"]
-    assert prune(view, set(), [], ["t", "t", "b"]) == ["a", "b", "t"]
+    assert prune(view, set(), [], ["t"]) == ["v", "v_inc/value", "v_inc", "b", "t"]
+    assert prune(view, set(), ["v_inc/value:0"], ["other"]) == ["v_inc/value", "other"]
 
 
 def test_fed_tensor_cuts_the_walk():
