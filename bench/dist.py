@@ -178,6 +178,99 @@ def _rates(results: list[dict[str, Any]], window_s: float) -> list[float]:
     return [sum(r["counts"][k] for r in results) / window_s for k in range(windows)]
 
 
+# -- the Ray floor: the same actor calls, no compute --------------------------------------
+
+
+def _param_arrays() -> list[np.ndarray]:
+    from bench.mlp import init_params
+
+    return init_params(SIZES)
+
+
+class _FloorTask:
+    """One task of the floor: a mailbox per step, filled by ``deliver`` calls."""
+
+    def __init__(self) -> None:
+        import threading
+
+        self._boxes: dict[int, Any] = {}
+        self._events: dict[int, Any] = {}
+        self._lock = threading.Lock()
+        self._threading = threading
+
+    def _event(self, step: int) -> Any:
+        with self._lock:
+            ev = self._events.get(step)
+            if ev is None:
+                ev = self._events[step] = self._threading.Event()
+            return ev
+
+    def deliver(self, step: int, arrays: list[np.ndarray]) -> None:
+        self._boxes[step] = arrays
+        self._event(step).set()
+
+    def take(self, step: int) -> list[np.ndarray]:
+        self._event(step).wait()
+        with self._lock:
+            self._events.pop(step)
+        return self._boxes.pop(step)
+
+    def ps_run(self, worker: Any, step: int) -> None:
+        """The ps side of one step: send the variables, wait for the gradients."""
+        worker.deliver.remote(step, self.params)
+        self.take(step)
+
+    def set_params(self) -> None:
+        self.params = _param_arrays()
+
+    def worker_main(self, task: int, ps: Any, me: Any, n_workers: int, barrier: str,
+                    warmup: int, window_s: float, windows: int) -> dict[str, Any]:
+        import ray
+
+        grads = _param_arrays()
+        state = {"i": task << 32}
+
+        def step() -> None:
+            state["i"] += 1
+            key = state["i"]
+            done = ps.ps_run.remote(me, key)
+            self.take(key)  # the variables
+            ps.deliver.remote(key, grads)
+            ray.get(done)
+
+        return timed_loop(step, task, n_workers, barrier, warmup, window_s, windows)
+
+
+def run_ray_floor(n_workers: int, warmup: int, window_s: float,
+                  windows: int) -> list[float]:
+    """Aggregate steps/s of the floor: per step exactly the Ray actor calls graphcore's
+    between-graph step makes (the worker's call that runs the ps partition, the ps's
+    send of the 6 variables to the worker, the worker's send of the 6 gradients to
+    the ps, all as numpy arrays), and no compute at all."""
+    import cloudpickle
+    import ray
+
+    import bench.dist
+    from ray_runtime import cluster as cluster_lib
+
+    cluster_lib.connect("ray://auto")
+    cloudpickle.register_pickle_by_value(bench.dist)
+    actor_cls = ray.remote(num_cpus=0, max_concurrency=32)(_FloorTask)
+    ps = actor_cls.remote()
+    workers = [actor_cls.remote() for _ in range(n_workers)]
+    barrier = tempfile.mkdtemp(prefix="gc-bench-floor-")
+    try:
+        ray.get(ps.set_params.remote())
+        results = ray.get([w.worker_main.remote(i, ps, w, n_workers, barrier, warmup,
+                                                window_s, windows)
+                           for i, w in enumerate(workers)])
+    finally:
+        for a in [ps, *workers]:
+            ray.kill(a)
+        shutil.rmtree(barrier, ignore_errors=True)
+    return _rates(results, window_s)
+
+
 # -- TensorFlow gRPC ----------------------------------------------------------------------
 
 
@@ -260,22 +353,27 @@ def measure(impl: str, n_workers: int, cfg: common.Config) -> list[float]:
     warmup, window_s, windows = (3, 0.5, 2) if cfg.quick else (20, 2.0, cfg.reps(5))
     key = (impl, n_workers, warmup, window_s, windows)
     if key not in _cache:
-        fn = run_graphcore if impl == "graphcore" else run_tensorflow
+        fn = {"graphcore": run_graphcore, "tensorflow": run_tensorflow,
+              "ray floor": run_ray_floor}[impl]
         _cache[key] = fn(n_workers, warmup, window_s, windows)
     return _cache[key]
 
 
 def rows_for(workload: str, case: str, n_workers: int, cfg: common.Config,
-             goals: dict[str, str] | None = None, note: str | None = None) -> list[dict]:
+             goals: dict[str, str] | None = None, note: str | None = None,
+             floor: bool = False) -> list[dict]:
+    """Rows of graphcore and TF gRPC (and, with ``floor``, the Ray floor: the same
+    actor calls without compute, the most this transport allows)."""
     samples: dict[str, list[float]] = {}
     rows: list[dict[str, Any]] = []
     skipped: list[dict[str, Any]] = []
-    impls = ["graphcore"] + (["tensorflow"] if cfg.use_tf else [])
+    impls = ["graphcore"] + (["tensorflow"] if cfg.use_tf else []) + \
+        (["ray floor"] if floor else [])
     for impl in impls:
         if impl == "tensorflow" and common.import_tf() is None:
             skipped.append(common.skipped_row(workload, case, impl, "not installed"))
             continue
-        if impl == "graphcore" and not cfg.use_ray:
+        if impl in ("graphcore", "ray floor") and not cfg.use_ray:
             skipped.append(common.skipped_row(workload, case, impl, "Ray disabled"))
             continue
         rates = measure(impl, n_workers, cfg)

@@ -44,4 +44,5 @@ def connect(target: str) -> None:
 def _start_embedded() -> None:
     num_cpus = int(os.environ.get("GRAPHCORE_RAY_CPUS", os.cpu_count() or 2))
     ray.init(num_cpus=num_cpus, object_store_memory=EMBEDDED_OBJECT_STORE_BYTES,
-             include_dashboard=False, log_to_driver=False, namespace="graphcore")
+             include_dashboard=False, log_to_driver=False, namespace="graphcore",
+             _system_config={"max_direct_call_object_size": 1 << 20})

@@ -13,7 +13,6 @@ from collections.abc import Callable
 import numpy as np
 
 from graphcore.framework import errors
-from graphcore.kernels import intra_op
 from graphcore.kernels.registry import KernelContext, register_kernel
 
 _TYPES = ("half", "bfloat16", "float32", "float64", "complex64", "complex128")
@@ -82,7 +81,7 @@ def _training_kernel(op_type: str, refs: tuple[str, ...], values: tuple[str, ...
                                 None, None,
                                 f"{name} is not a scalar: {_shape_text(arr.shape)}")
                         converted.append(dtype.type(arr.reshape(())[()]))
-                new = _update(update, dtype, flags, current, converted)
+                new = update(dtype, flags, *current, *converted)
                 for state, arr in zip(ref_states, new):
                     if arr is not None:
                         state.set(np.asarray(arr, dtype=dtype).reshape(var.shape))
@@ -91,31 +90,6 @@ def _training_kernel(op_type: str, refs: tuple[str, ...], values: tuple[str, ...
         return compute
 
     register_kernel(op_type, "CPU", constraints={"T": _TYPES})(factory)
-
-
-def _update(update: Callable[..., tuple], dtype: np.dtype, flags: dict, current: list,
-            converted: list) -> tuple:
-    """``update`` over the whole variable, or (a large one) over ranges of it on the
-    intra-op threads: every input has the variable's shape or is a scalar, and the
-    math is elementwise, so each thread computes its own range of the new arrays."""
-    var = current[0]
-    n = var.size
-    if n < intra_op.MIN_ELEMENTS or intra_op.threads() <= 1:
-        return update(dtype, flags, *current, *converted)
-    flat = [a.reshape(-1) for a in current]
-    flat_values = [v.reshape(-1) if np.ndim(v) else v for v in converted]
-    outs = [np.empty(n, dtype) for _ in current]
-    n_results = [len(current)]
-
-    def run(lo: int, hi: int) -> None:
-        res = update(dtype, flags, *[a[lo:hi] for a in flat],
-                     *[v[lo:hi] if np.ndim(v) else v for v in flat_values])
-        n_results[0] = len(res)
-        for out, r in zip(outs, res):
-            out[lo:hi] = r
-
-    intra_op.map_ranges(run, n)
-    return tuple(out.reshape(var.shape) for out in outs[:n_results[0]])
 
 
 def _gradient_descent(dtype, flags, var, alpha, delta):
