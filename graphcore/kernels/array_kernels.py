@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from graphcore.framework import errors, tensor_util
@@ -152,7 +154,8 @@ def _shape_str(shape) -> str:
 
 
 def _ints(value) -> list[int]:
-    return [int(v) for v in np.asarray(value).reshape(-1)]
+    arr = np.asarray(value).reshape(-1)
+    return arr.tolist() if arr.dtype.kind in "iu" else [int(v) for v in arr]
 
 
 def _zeros(shape, dtype) -> np.ndarray:
@@ -395,7 +398,7 @@ def _reshape(ctx: KernelContext):
                 raise _invalid(f"Input to reshape is a tensor with {n_in} values, but the "
                                f"requested shape requires a multiple of {product}")
             sizes[unknown] = missing
-        total = int(np.prod(sizes, dtype=np.int64))
+        total = math.prod(sizes)
         if total != x.size:
             raise _invalid(f"Input to reshape is a tensor with {x.size} values, but the "
                            f"requested shape has {total}")

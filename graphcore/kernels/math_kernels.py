@@ -432,8 +432,10 @@ def _extreme(fn, use_min: bool):
 
 
 _REDUCERS = {
-    "Sum": lambda x, axes, keep, out: np.sum(x, axis=axes, keepdims=keep, dtype=out),
-    "Prod": lambda x, axes, keep, out: np.prod(x, axis=axes, keepdims=keep, dtype=out),
+    # The ufuncs' own reduce: np.sum/np.prod add a Python wrapper (~5 us) per call.
+    "Sum": lambda x, axes, keep, out: np.add.reduce(x, axis=axes, keepdims=keep, dtype=out),
+    "Prod": lambda x, axes, keep, out: np.multiply.reduce(x, axis=axes, keepdims=keep,
+                                                          dtype=out),
     "Mean": _mean,
     "Max": _extreme(np.max, False),
     "Min": _extreme(np.min, True),

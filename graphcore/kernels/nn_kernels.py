@@ -65,8 +65,35 @@ def _binary(fn):
     return factory
 
 
-def _relu(x):
-    return np.maximum(x, np.zeros((), x.dtype))
+class _Zeros:
+    """A zero array the size of ``x`` (read-only, kept and grown per kernel): numpy's
+    ``maximum`` against a full array is ~3x faster than against a broadcast scalar."""
+
+    __slots__ = ("_flat",)
+
+    def __init__(self) -> None:
+        self._flat = np.zeros(0, np.float32)
+
+    def like(self, x: np.ndarray) -> np.ndarray:
+        flat = self._flat
+        if flat.dtype != x.dtype or flat.size < x.size:
+            flat = np.zeros(x.size, x.dtype)
+            flat.flags.writeable = False
+            self._flat = flat
+        return flat[:x.size].reshape(x.shape)
+
+
+@register_kernel("Relu")
+def _relu_kernel(ctx: KernelContext):
+    out = _out_dtype(ctx)
+    work = _work_dtype(out)
+    zeros = _Zeros()
+
+    def compute(x):
+        x = np.asarray(x).astype(work, copy=False)
+        return (np.maximum(x, zeros.like(x)).astype(out, copy=False),)
+
+    return compute
 
 
 def _relu6(x):
@@ -81,7 +108,6 @@ def _softplus(x):
     return np.logaddexp(np.zeros((), x.dtype), x)
 
 
-register_kernel("Relu")(_unary(_relu))
 register_kernel("Relu6")(_unary(_relu6))
 register_kernel("Elu")(_unary(_elu))
 register_kernel("Softplus")(_unary(_softplus))
