@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import json
 import os
 import sys
 import time
@@ -68,12 +69,21 @@ def launched_cluster() -> tuple[ClusterSpec, str]:
 
 
 def launch(main: Callable, cluster: Any, args: tuple = (), target: str = "ray://auto",
-           cluster_name: str | None = None) -> list:
+           cluster_name: str | None = None,
+           job_resources: dict[str, dict[str, float]] | None = None) -> list:
     """Runs ``main(task_index, *args)`` once per worker task of ``cluster`` as Ray
-    tasks, and returns their results in task order (any worker's error is raised)."""
+    tasks, and returns their results in task order (any worker's error is raised).
+    ``job_resources`` is what each job's task actors reserve, as for
+    :func:`ray_runtime.session` (e.g. ``{"worker": {"num_cpus": 1}}``): every task
+    actor is created here, before any main runs, so the workers' own sessions find
+    them as sized."""
     cluster_lib.connect(target)
     spec = cluster if isinstance(cluster, ClusterSpec) else ClusterSpec(cluster)
     name = cluster_name or f"launch-{os.getpid()}-{int(time.time())}"
+    if job_resources is not None:
+        from ray_runtime import actors
+
+        actors.set_job_resources(name, job_resources)
     env = {"GRAPHCORE_CLUSTER": name, "GRAPHCORE_CLUSTER_SPEC": repr(spec.as_dict())}
     # Each main runs inside its worker task's actor (found or created here, placed as
     # the master places it), so its session runs that task's partitions in-process.
@@ -112,6 +122,9 @@ def _cli(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--target", default="ray://auto")
     parser.add_argument("--cluster-name", default=None)
+    parser.add_argument("--job-resources", type=json.loads, default=None,
+                        metavar="JSON", help='what each job\'s task actors reserve, e.g. '
+                                             '\'{"worker": {"num_cpus": 1}}\'')
     argv = list(sys.argv[1:] if argv is None else argv)
     # Everything after "--" is the script's own arguments.
     split = argv.index("--") if "--" in argv else len(argv)
@@ -119,7 +132,7 @@ def _cli(argv: list[str] | None = None) -> int:
     script_args = argv[split + 1:]
     main = _script_main(args.script)
     results = launch(main, {"ps": args.ps, "worker": args.workers}, tuple(script_args),
-                     args.target, args.cluster_name)
+                     args.target, args.cluster_name, args.job_resources)
     for i, r in enumerate(results):
         print(f"worker {i}: {r}")
     return 0

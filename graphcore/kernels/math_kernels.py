@@ -452,6 +452,8 @@ def _reduction(op_type: str):
         def compute(x, axes):
             x = np.asarray(x)
             ax = _reduction_axes(x, axes)
+            if not ax:  # nothing to reduce: the input itself, as TF forwards it
+                return (_cast_to(x, out),)
             r = reducer(x, ax, keep, out)
             return (_cast_to(r, out),)
 

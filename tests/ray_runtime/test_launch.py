@@ -76,3 +76,21 @@ def test_each_launch_starts_on_a_fresh_default_graph(cluster_name):
     first = ray_runtime.launch(main, {"worker": 2}, cluster_name=cluster_name)
     second = ray_runtime.launch(main, {"worker": 2}, cluster_name=cluster_name)
     assert first == second == [1, 1]
+
+
+def test_launch_sizes_every_task_actor_with_job_resources(cluster_name):
+    import ray
+
+    from ray_runtime import actors
+
+    def main(task_index):
+        import ray
+
+        return dict(ray.get_runtime_context().get_assigned_resources())
+
+    got = ray_runtime.launch(main, {"ps": 1, "worker": 2}, cluster_name=cluster_name,
+                             job_resources={"worker": {"num_cpus": 0.5},
+                                            "ps": {"num_cpus": 0.25}})
+    assert got == [{"CPU": 0.5}, {"CPU": 0.5}]
+    ps = ray.get_actor(actors.actor_name(cluster_name, "ps", 0), namespace=actors.NAMESPACE)
+    assert ray.get(ps.assigned_resources.remote()) == {"CPU": 0.25}
