@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from graphcore.framework import errors
-from graphcore.runtime.graph_view import GraphView
+from graphcore.runtime.graph_view import GraphView, NodeInfo
 
 
 def tensor_name(src: str, index: int) -> str:
@@ -28,12 +26,12 @@ def prune(view: GraphView, feeds: set[str], fetches: list[str],
     names), in the view's topological order.
 
     Walks back over data inputs (stopping at fed tensors) and over control inputs,
-    except, as TF's graph optimizer does, a control input whose only purpose would
-    be to run effect-free work nothing else needs: when nothing that control input
-    would add to the step has a side effect (see ``_may_have_effect``), the edge is
-    dropped and that work never runs.  (TF's
-    gradients put such an edge on the gradient of an input that is never used, the
-    ``tuple`` of a MatMul's two gradients; TF skips that MatMul, and so do we.)"""
+    except, as TF's graph optimizer does, a control input whose only purpose would be
+    to run effect-free work nothing else needs: when nothing that control input would
+    add to the step has a side effect (see ``_may_have_effect``), the edge is dropped
+    and that work never runs.  (TF's gradients put such an edge on the gradient of an
+    input that is never used, in the ``tuple`` of a MatMul's two gradients; TF skips
+    that MatMul, and so does graphcore.)"""
     nodes = view.nodes
     roots: list[str] = []
     for t in fetches:
@@ -49,14 +47,18 @@ def prune(view: GraphView, feeds: set[str], fetches: list[str],
         roots.append(name)
     needed: set[str] = set()
     deferred: list[str] = []  # control inputs, decided once the data closure is known
+    clean: set[str] = set()  # nodes known to reach no effect outside ``needed``
+    has_control_flow = False
 
     def close(stack: list[str]) -> None:
+        nonlocal has_control_flow
         while stack:
             name = stack.pop()
             if name in needed:
                 continue
             needed.add(name)
             info = nodes[name]
+            has_control_flow = has_control_flow or info.op in _CONTROL_FLOW
             for src, idx in info.inputs:
                 if src not in needed and f"{src}:{idx}" not in feeds:
                     stack.append(src)
@@ -67,24 +69,27 @@ def prune(view: GraphView, feeds: set[str], fetches: list[str],
     close(roots)
     while deferred:
         pending, deferred = [src for src in deferred if src not in needed], []
-        # With control flow in the step, a control edge may carry deadness from a
-        # Switch through nodes already needed: then every control edge stays.
-        keep_all = any(nodes[n].op in _CONTROL_FLOW for n in needed)
         for src in pending:
-            if src not in needed and (keep_all or _has_effect(view, src, needed, feeds)):
+            # With control flow in the step, a control edge may carry deadness from a
+            # Switch through nodes already needed: then every control edge stays.
+            if src not in needed and (has_control_flow
+                                      or _has_effect(view, src, needed, feeds, clean)):
                 close([src])
     return sorted(needed, key=lambda n: nodes[n].index)
 
 
-def _has_effect(view: GraphView, root: str, needed: set[str], feeds: set[str]) -> bool:
+def _has_effect(view: GraphView, root: str, needed: set[str], feeds: set[str],
+                clean: set[str]) -> bool:
     """Whether running ``root`` and what only it needs could be observed: some node
-    among them (outside ``needed``) is stateful with an effect, or control flow."""
+    among them (outside ``needed``) may have an effect.  A walk that finds none adds
+    what it saw to ``clean``, which later walks skip (``needed`` only grows, so a clean
+    node stays clean): each node is walked about once per prune."""
     nodes = view.nodes
     seen: set[str] = set()
     stack = [root]
     while stack:
         name = stack.pop()
-        if name in seen or name in needed:
+        if name in seen or name in needed or name in clean:
             continue
         seen.add(name)
         info = nodes[name]
@@ -93,10 +98,11 @@ def _has_effect(view: GraphView, root: str, needed: set[str], feeds: set[str]) -
         stack.extend(src for src, idx in info.inputs if f"{src}:{idx}" not in feeds)
         stack.extend(src for src in info.control_inputs
                      if not is_fed_placeholder(view, src, feeds))
+    clean |= seen
     return False
 
 
-def _may_have_effect(info: Any) -> bool:
+def _may_have_effect(info: NodeInfo) -> bool:
     """TF's grappler ``IsFreeOfSideEffect``, negated: stateful ops (but a variable's
     handle or read), ops that modify a ref input (Assign, Apply*), queue ops,
     placeholders (an unfed one must still fail), and control flow."""
