@@ -348,6 +348,19 @@ class _Geometry:
         return xp[:, top:top + self.h, left:left + self.w, :]
 
 
+def _windows(geo: _Geometry):
+    """(i, j, rows, cols) of each filter tap: the padded input's rows and columns that
+    tap (i, j) reads for every output position."""
+    for i in range(geo.kh):
+        for j in range(geo.kw):
+            rows, cols = geo.window(i, j)
+            yield i, j, rows, cols
+
+
+def _int_tuple(value: object) -> tuple:
+    return tuple(int(v) for v in np.asarray(value).reshape(-1))
+
+
 def _to_nhwc(x: np.ndarray, nchw: bool) -> np.ndarray:
     return np.transpose(x, (0, 2, 3, 1)) if nchw else x
 
@@ -397,35 +410,28 @@ def conv2d_forward(x: np.ndarray, w: np.ndarray, geo: _Geometry) -> np.ndarray:
     if geo.oh == 0 or geo.ow == 0 or n == 0:
         return np.zeros((n, geo.oh, geo.ow, co), dtype=np.result_type(x, w))
     cols = np.empty((n, geo.oh, geo.ow, kh, kw, c), dtype=np.result_type(x, w))
-    for i in range(kh):
-        for j in range(kw):
-            rows, cs = geo.window(i, j)
-            cols[:, :, :, i, j, :] = xp[:, rows, cs, :]
+    for i, j, rows, cs in _windows(geo):
+        cols[:, :, :, i, j, :] = xp[:, rows, cs, :]
     out = cols.reshape(-1, kh * kw * c) @ w.reshape(kh * kw * c, co)
     return out.reshape(n, geo.oh, geo.ow, co)
 
 
 def conv2d_input_grad(in_shape: tuple, w: np.ndarray, grad: np.ndarray,
                       geo: _Geometry) -> np.ndarray:
-    kh, kw, c, co = w.shape
     xp = geo.padded(np.zeros(in_shape, dtype=np.result_type(w, grad)))
-    for i in range(kh):
-        for j in range(kw):
-            rows, cs = geo.window(i, j)
-            xp[:, rows, cs, :] += grad @ w[i, j].T
+    for i, j, rows, cs in _windows(geo):
+        xp[:, rows, cs, :] += grad @ w[i, j].T
     return geo.crop(xp)
 
 
 def conv2d_filter_grad(x: np.ndarray, w_shape: tuple, grad: np.ndarray,
                        geo: _Geometry) -> np.ndarray:
-    kh, kw, c, co = w_shape
+    c, co = w_shape[2], w_shape[3]
     xp = geo.padded(x)
     dw = np.zeros(w_shape, dtype=np.result_type(x, grad))
     g2 = grad.reshape(-1, co)
-    for i in range(kh):
-        for j in range(kw):
-            rows, cs = geo.window(i, j)
-            dw[i, j] = xp[:, rows, cs, :].reshape(-1, c).T @ g2
+    for i, j, rows, cs in _windows(geo):
+        dw[i, j] = xp[:, rows, cs, :].reshape(-1, c).T @ g2
     return dw
 
 
@@ -459,7 +465,7 @@ def _conv2d(ctx: KernelContext):
 
 
 def _sizes(value: object, like: tuple, what: str) -> tuple:
-    sizes = tuple(int(v) for v in np.asarray(value).reshape(-1))
+    sizes = _int_tuple(value)
     if len(sizes) == 2:  # [height, width]
         return (like[0], sizes[0], sizes[1], like[1])
     if len(sizes) != 4:
@@ -499,7 +505,7 @@ def _conv2d_backprop_filter(ctx: KernelContext):
     def compute(x, filter_sizes, grad):
         x = _to_nhwc(np.asarray(x), attrs.nchw).astype(work, copy=False)
         grad = _to_nhwc(np.asarray(grad), attrs.nchw).astype(work, copy=False)
-        w_shape = tuple(int(v) for v in np.asarray(filter_sizes).reshape(-1))
+        w_shape = _int_tuple(filter_sizes)
         if len(w_shape) != 4:
             raise _invalid(f"filter_sizes must be 4-dimensional, got {len(w_shape)}")
         geo = attrs.geometry(x.shape, w_shape[:2])
@@ -542,6 +548,13 @@ class _PoolAttrs:
                          self.explicit)
 
 
+def _check_pool_grad(grad: np.ndarray, in_shape: tuple, geo: _Geometry) -> None:
+    want = (in_shape[0], geo.oh, geo.ow, in_shape[3])
+    if grad.shape != want:
+        raise _invalid(f"Expected grad shape to be {_shape_text(want)}, but got "
+                       f"{_shape_text(grad.shape)}")
+
+
 def _lowest(dtype: np.dtype) -> object:
     dtype = np.dtype(dtype)
     return -np.inf if dtype.kind == "f" else np.iinfo(dtype).min
@@ -556,28 +569,24 @@ def max_pool_forward(x: np.ndarray, geo: _Geometry) -> tuple[np.ndarray, np.ndar
     bi = np.zeros(best.shape, dtype=np.int64)
     bj = np.zeros(best.shape, dtype=np.int64)
     first = True
-    for i in range(geo.kh):
-        for j in range(geo.kw):
-            rows, cs = geo.window(i, j)
-            patch = xp[:, rows, cs, :]
-            if first:
-                best[...] = patch
-                first = False
-                continue
-            take = patch > best
-            best = np.where(take, patch, best)
-            bi[take] = i
-            bj[take] = j
+    for i, j, rows, cols in _windows(geo):
+        patch = xp[:, rows, cols, :]
+        if first:
+            best[...] = patch
+            first = False
+            continue
+        take = patch > best
+        best = np.where(take, patch, best)
+        bi[take] = i
+        bj[take] = j
     return best, bi, bj
 
 
 def _window_counts(geo: _Geometry) -> np.ndarray:
     ones = geo.padded(np.ones((1, geo.h, geo.w, 1), dtype=np.float64))
     count = np.zeros((1, geo.oh, geo.ow, 1))
-    for i in range(geo.kh):
-        for j in range(geo.kw):
-            rows, cs = geo.window(i, j)
-            count += ones[:, rows, cs, :]
+    for _, _, rows, cols in _windows(geo):
+        count += ones[:, rows, cols, :]
     return count
 
 
@@ -613,10 +622,8 @@ def _avg_pool(ctx: KernelContext):
         geo = attrs.geometry(x.shape)
         xp = geo.padded(x)
         total = np.zeros((x.shape[0], geo.oh, geo.ow, x.shape[3]), dtype=work)
-        for i in range(geo.kh):
-            for j in range(geo.kw):
-                rows, cs = geo.window(i, j)
-                total += xp[:, rows, cs, :]
+        for _, _, rows, cols in _windows(geo):
+            total += xp[:, rows, cols, :]
         y = total / _window_counts(geo).astype(work)
         return (_from_nhwc(y, attrs.nchw).astype(out, copy=False),)
 
@@ -634,10 +641,7 @@ def _max_pool_grad(ctx: KernelContext):
         grad = _to_nhwc(np.asarray(grad), attrs.nchw).astype(work, copy=False)
         _check_rank4(x, "orig_input")
         geo = attrs.geometry(x.shape)
-        if grad.shape != (x.shape[0], geo.oh, geo.ow, x.shape[3]):
-            raise _invalid(f"Expected grad shape to be "
-                           f"{_shape_text((x.shape[0], geo.oh, geo.ow, x.shape[3]))}, but got "
-                           f"{_shape_text(grad.shape)}")
+        _check_pool_grad(grad, x.shape, geo)
         dx = np.zeros(x.shape, dtype=work)
         if grad.size:
             _, bi, bj = max_pool_forward(x, geo)
@@ -658,23 +662,18 @@ def _avg_pool_grad(ctx: KernelContext):
     work = _work_dtype(out)
 
     def compute(orig_input_shape, grad):
-        shape = tuple(int(v) for v in np.asarray(orig_input_shape).reshape(-1))
+        shape = _int_tuple(orig_input_shape)
         if len(shape) != 4:
             raise _invalid(f"orig_input_shape must have 4 elements, got {len(shape)}")
         if attrs.nchw:
             shape = (shape[0], shape[2], shape[3], shape[1])
         grad = _to_nhwc(np.asarray(grad), attrs.nchw).astype(work, copy=False)
         geo = attrs.geometry(shape)
-        if grad.shape != (shape[0], geo.oh, geo.ow, shape[3]):
-            raise _invalid(f"Expected grad shape to be "
-                           f"{_shape_text((shape[0], geo.oh, geo.ow, shape[3]))}, but got "
-                           f"{_shape_text(grad.shape)}")
+        _check_pool_grad(grad, shape, geo)
         xp = geo.padded(np.zeros(shape, dtype=work))
         g = grad / _window_counts(geo).astype(work)
-        for i in range(geo.kh):
-            for j in range(geo.kw):
-                rows, cs = geo.window(i, j)
-                xp[:, rows, cs, :] += g
+        for _, _, rows, cols in _windows(geo):
+            xp[:, rows, cols, :] += g
         return (_from_nhwc(geo.crop(xp), attrs.nchw).astype(out, copy=False),)
 
     return compute
