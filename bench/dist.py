@@ -31,6 +31,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import uuid
 from pathlib import Path
@@ -53,23 +54,11 @@ def _batches(task: int, n: int = 4) -> list[tuple[np.ndarray, np.ndarray]]:
 
 
 def build_model(tf: Any, cluster: Any, task: int) -> tuple[Any, Any, Any, Any]:
-    from bench.mlp import init_params
+    from bench.mlp import build_mlp, init_params
 
-    params = init_params(SIZES)
     with tf.device(tf.train.replica_device_setter(
             cluster=cluster, worker_device=f"/job:worker/task:{task}")):
-        x = tf.placeholder(tf.float32, [None, SIZES[0]], name="x")
-        y = tf.placeholder(tf.int64, [None], name="y")
-        h = x
-        n_layers = len(SIZES) - 1
-        for i in range(n_layers):
-            w = tf.Variable(params[2 * i], name=f"w{i}")
-            b = tf.Variable(params[2 * i + 1], name=f"b{i}")
-            h = tf.matmul(h, w) + b
-            if i < n_layers - 1:
-                h = tf.nn.relu(h)
-        loss = tf.reduce_mean(
-            tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=h))
+        x, y, loss = build_mlp(tf, SIZES, init_params(SIZES))
         train_op = tf.train.GradientDescentOptimizer(LR).minimize(loss)
     return x, y, train_op, loss
 
@@ -191,18 +180,15 @@ class _FloorTask:
     """One task of the floor: a mailbox per step, filled by ``deliver`` calls."""
 
     def __init__(self) -> None:
-        import threading
-
         self._boxes: dict[int, Any] = {}
-        self._events: dict[int, Any] = {}
+        self._events: dict[int, threading.Event] = {}
         self._lock = threading.Lock()
-        self._threading = threading
 
     def _event(self, step: int) -> Any:
         with self._lock:
             ev = self._events.get(step)
             if ev is None:
-                ev = self._events[step] = self._threading.Event()
+                ev = self._events[step] = threading.Event()
             return ev
 
     def deliver(self, step: int, arrays: list[np.ndarray]) -> None:

@@ -67,23 +67,29 @@ def init_params(sizes: tuple, seed: int = 1) -> list[np.ndarray]:
 # -- graphcore / TensorFlow (the same text) -----------------------------------------------
 
 
+def build_mlp(tf: Any, sizes: tuple, params: list[np.ndarray]) -> tuple[Any, Any, Any]:
+    """The MLP in the current graph (and device scope): placeholders x, y and the mean
+    softmax cross-entropy loss, with weights ``w{i}``/``b{i}`` from ``params``."""
+    x = tf.placeholder(tf.float32, [None, sizes[0]], name="x")
+    y = tf.placeholder(tf.int64, [None], name="y")
+    h = x
+    n_layers = len(sizes) - 1
+    for i in range(n_layers):
+        w = tf.Variable(params[2 * i], name=f"w{i}")
+        b = tf.Variable(params[2 * i + 1], name=f"b{i}")
+        h = tf.matmul(h, w) + b
+        if i < n_layers - 1:
+            h = tf.nn.relu(h)
+    xent = tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=h)
+    return x, y, tf.reduce_mean(xent)
+
+
 class GraphMLP:
     def __init__(self, tf: Any, sizes: tuple, batch: int, opt: str, lr: float,
                  params: list[np.ndarray]):
         self.graph = tf.Graph()
         with self.graph.as_default():
-            self.x = tf.placeholder(tf.float32, [None, sizes[0]], name="x")
-            self.y = tf.placeholder(tf.int64, [None], name="y")
-            h = self.x
-            n_layers = len(sizes) - 1
-            for i in range(n_layers):
-                w = tf.Variable(params[2 * i], name=f"w{i}")
-                b = tf.Variable(params[2 * i + 1], name=f"b{i}")
-                h = tf.matmul(h, w) + b
-                if i < n_layers - 1:
-                    h = tf.nn.relu(h)
-            xent = tf.nn.sparse_softmax_cross_entropy_with_logits(labels=self.y, logits=h)
-            self.loss = tf.reduce_mean(xent)
+            self.x, self.y, self.loss = build_mlp(tf, sizes, params)
             optimizer = (tf.train.GradientDescentOptimizer(lr) if opt == "gd"
                          else tf.train.AdamOptimizer(lr))
             self.train_op = optimizer.minimize(self.loss)

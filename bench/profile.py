@@ -50,15 +50,9 @@ def _tiny(mode: str) -> tuple[Callable[[], Any], Callable[[], None]]:
 def _transfer() -> tuple[Callable[[], Any], Callable[[], None]]:
     import graphcore as tf
     import ray_runtime
+    from bench.transfer import build_graph
 
-    n = 16 * 1024 * 1024
-    graph = tf.Graph()
-    with graph.as_default():
-        with tf.device("/job:ps/task:0"):
-            v = tf.Variable(tf.ones([n], tf.float32), name="big")
-        with tf.device("/job:worker/task:0"):
-            y = tf.slice(v, [0], [1])
-        init = tf.global_variables_initializer()
+    graph, init, y = build_graph(tf, 16 * 1024 * 1024)
     sess = ray_runtime.session("ray://auto", cluster={"ps": 1, "worker": 1}, graph=graph,
                                cluster_name="bench-profile")
     sess.run(init)

@@ -35,6 +35,19 @@ class _Consumer:
         return float(arr[0])
 
 
+def build_graph(tf: Any, n: int) -> tuple[Any, Any, Any]:
+    """(graph, init, fetch): an n-float variable on the ps and a 1-element slice of it on
+    the worker, so that fetching the slice moves the whole variable ps -> worker."""
+    graph = tf.Graph()
+    with graph.as_default():
+        with tf.device("/job:ps/task:0"):
+            v = tf.Variable(tf.ones([n], tf.float32), name="big")
+        with tf.device("/job:worker/task:0"):
+            y = tf.slice(v, [0], [1])
+        init = tf.global_variables_initializer()
+    return graph, init, y
+
+
 def run(cfg: common.Config) -> list[dict[str, Any]]:
     import ray
 
@@ -48,19 +61,13 @@ def run(cfg: common.Config) -> list[dict[str, Any]]:
     cluster_lib.connect("ray://auto")
 
     name = f"bench-xfer-{uuid.uuid4().hex[:8]}"
-    graph = tf.Graph()
-    with graph.as_default():
-        with tf.device("/job:ps/task:0"):
-            v = tf.Variable(tf.ones([n], tf.float32), name="big")
-        with tf.device("/job:worker/task:0"):
-            y = tf.slice(v, [0], [1])
+    graph, init, y = build_graph(tf, n)
     sess = ray_runtime.session("ray://auto", cluster={"ps": 1, "worker": 1}, graph=graph,
                                cluster_name=name)
     producer = ray.remote(num_cpus=0)(_Producer).remote(n)
     consumer = ray.remote(num_cpus=0)(_Consumer).remote()
     try:
-        with graph.as_default():
-            sess.run(tf.global_variables_initializer())
+        sess.run(init)
 
         def gc_step() -> None:
             sess.run(y)

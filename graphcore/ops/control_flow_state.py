@@ -104,23 +104,29 @@ class GradLoopState:
     def pending_exits_count(self, cnt: int) -> None:
         self._pending_exits_count = cnt
 
+    @staticmethod
+    def _sync_trigger(name: str, context: Any, index: Any) -> Any:
+        """A ControlTrigger in ``context`` that the loop's ``index`` waits on."""
+        with ops_lib.control_dependencies(None):
+            trigger = cf.control_trigger(name=name)
+        trigger._control_flow_context = context
+        index.op._add_control_input(trigger)
+        return trigger
+
     @property
     def forward_sync(self) -> Any:
+        """A ControlTrigger keeping the forward loop's stack pushes in iteration order."""
         if self._forward_sync is None:
-            with ops_lib.control_dependencies(None):
-                self._forward_sync = cf.control_trigger(name="f_sync")
-            self._forward_sync._control_flow_context = self._forward_context
-            self._forward_index.op._add_control_input(self._forward_sync)
+            self._forward_sync = self._sync_trigger("f_sync", self._forward_context,
+                                                    self._forward_index)
         return self._forward_sync
 
     @property
     def grad_sync(self) -> Any:
         """A ControlTrigger keeping the grad loop's stack pops in iteration order."""
         if self._grad_sync is None:
-            with ops_lib.control_dependencies(None):
-                self._grad_sync = cf.control_trigger(name="b_sync")
-            self._grad_sync._control_flow_context = self._grad_context
-            self._grad_index.op._add_control_input(self._grad_sync)
+            self._grad_sync = self._sync_trigger("b_sync", self._grad_context,
+                                                 self._grad_index)
         return self._grad_sync
 
     def AddForwardAccumulator(self, value: Any, dead_branch: bool = False) -> Any:  # noqa: N802

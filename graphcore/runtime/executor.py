@@ -284,10 +284,7 @@ class PartitionExecutor:
                     if instr.nout:
                         vals[instr.out:instr.out + instr.nout] = [DEAD] * instr.nout
                     continue
-                if instr.deref is not None:
-                    args = [_deref(a) if d and a is not DEAD else a
-                            for a, d in zip(args, instr.deref)]
-                res = instr.fn(step, *args) if instr.needs_step else instr.fn(*args)
+                res = _call(instr, step, args)
                 if instr.nout:
                     vals[instr.out:instr.out + instr.nout] = res
                     if op in _ACCEPTS_DEAD and res[0] is DEAD:
@@ -295,11 +292,7 @@ class PartitionExecutor:
                 if stats is not None:
                     elapsed = int((time.perf_counter() - t0) * 1e6)
                     _record(stats, instr, start, elapsed, res if instr.nout else (), thread_id)
-            for index, value in enumerate(step.retvals):
-                if value is DEAD:
-                    raise errors.InvalidArgumentError(
-                        None, None, f"Retval[{index}] does not have value (it is on an untaken "
-                                    "branch of a cond)")
+            _check_retvals_live(step)
         except BaseException as e:
             raise self._node_error(max(k, 0), e) from None
 
@@ -476,10 +469,7 @@ class PartitionExecutor:
                     dead = False
                     start = time.time()
                     t0 = time.perf_counter()
-                    if instr.deref is not None:
-                        args = [_deref(a) if d and a is not DEAD else a
-                                for a, d in zip(args, instr.deref)]
-                    outs = instr.fn(step, *args) if instr.needs_step else instr.fn(*args)
+                    outs = _call(instr, step, args)
                     if stats is not None:
                         elapsed = int((time.perf_counter() - t0) * 1e6)
                         _record(stats, instr, start, elapsed, outs if instr.nout else (),
@@ -487,11 +477,7 @@ class PartitionExecutor:
                 propagate(frame, it, k, outs, dead)
                 frame.outstanding -= 1
                 finish(frame)
-            for index, value in enumerate(step.retvals):
-                if value is DEAD:
-                    raise errors.InvalidArgumentError(
-                        None, None, f"Retval[{index}] does not have value (it is on an untaken "
-                                    "branch of a cond)")
+            _check_retvals_live(step)
         except BaseException as e:
             raise self._node_error(max(k, 0), e) from None
 
@@ -584,6 +570,21 @@ def _registration(op_type: str) -> Any:
     from graphcore.framework import op_registry
 
     return op_registry.get(op_type)
+
+
+def _call(instr: _Instr, step: Step, args: list) -> Any:
+    """One node's kernel on ``args`` (ref inputs read where the node wants values)."""
+    if instr.deref is not None:
+        args = [_deref(a) if d and a is not DEAD else a for a, d in zip(args, instr.deref)]
+    return instr.fn(step, *args) if instr.needs_step else instr.fn(*args)
+
+
+def _check_retvals_live(step: Step) -> None:
+    for index, value in enumerate(step.retvals):
+        if value is DEAD:
+            raise errors.InvalidArgumentError(
+                None, None, f"Retval[{index}] does not have value (it is on an untaken "
+                            "branch of a cond)")
 
 
 def _record(stats: step_stats_pb2.DeviceStepStats, instr: _Instr, start: float,
