@@ -140,6 +140,13 @@ def check_goal(ratio: float, goal: str) -> bool:
 # -- environment --------------------------------------------------------------------------
 
 
+def tf_installed() -> bool:
+    """Whether TensorFlow can be imported (without importing it)."""
+    import importlib.util
+
+    return importlib.util.find_spec("tensorflow") is not None
+
+
 def import_tf() -> Any | None:
     """``tensorflow.compat.v1`` in graph mode, or None when not installed."""
     try:
@@ -222,19 +229,21 @@ def _num(x: float) -> str:
 
 
 def format_table(rows: Iterable[dict[str, Any]]) -> str:
-    header = ["workload", "case", "impl", "median", "[min - max]", "unit", "gc/impl", "goal"]
+    header = ["workload", "case", "impl", "median", "[min - max]", "unit", "gc/impl", "goal",
+              "note"]
     body = []
     for r in rows:
         if r["skipped"]:
             body.append([r["workload"], r["case"], r["impl"], "skipped", "", "", "",
-                         r["skipped"]])
+                         r["skipped"], ""])
             continue
         ratio = "" if r["ratio"] is None else f"{r['ratio']:.2f}x"
         goal = ""
         if r["goal"]:
             goal = f"{r['goal']} {'ok' if r['goal_met'] else 'MISSED'}"
         body.append([r["workload"], r["case"], r["impl"], _num(r["median"]),
-                     f"[{_num(r['min'])} - {_num(r['max'])}]", r["unit"], ratio, goal])
+                     f"[{_num(r['min'])} - {_num(r['max'])}]", r["unit"], ratio, goal,
+                     r.get("note") or ""])
     widths = [max(len(b[i]) for b in [header] + body) for i in range(len(header))]
     right = {3, 4, 6}
     lines = []

@@ -9,19 +9,23 @@ built from the same script text), or for numpy: forward, softmax cross-entropy,
 backward and the update, written by hand with the same math (TF's Adam formula),
 in-place where numpy allows.  All three start from the same initial weights and are
 checked to agree on the first step's loss.  Batches cycle over a few pre-made ones.
+Each implementation runs in a process of its own (:mod:`bench.isolated`); numpy runs the
+fastest kernel its OpenBLAS detects (and, where the machine forces one, as forced too).
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-from bench import common
+from bench import common, isolated
 
 NAME = "mlp"
 NEEDS_RAY = False
+FACTORY = "bench.mlp:make_impl"
 
 CASES = {
     # name: (layer sizes, batch, optimizer, learning rate, data)
@@ -198,40 +202,55 @@ def _stepper(model: Any, batches: list) -> Callable[[], None]:
     return fn
 
 
-def run(cfg: common.Config) -> list[dict[str, Any]]:
-    import graphcore
+def make_impl(impl: str, case: str, quick: bool) -> tuple[Callable[[], None], dict[str, Any]]:
+    """One implementation of one case, built in its benchmark child; its info carries the
+    first step's loss (before the update) for the parent to cross-check."""
+    sizes, batch, opt, lr, data = (QUICK_CASES if quick else CASES)[case]
+    batches = make_data(sizes, batch, data)
+    params = init_params(sizes)
+    if impl == "numpy":
+        model: Any = NumpyMLP(sizes, batch, opt, lr, params)
+        blas = isolated.blas_kernel()
+    elif impl == "graphcore":
+        import graphcore
+        from graphcore.kernels import blas as gc_blas
 
-    tf1 = common.import_tf() if cfg.use_tf else None
+        model = GraphMLP(graphcore, sizes, batch, opt, lr, params)
+        blas = gc_blas.info()["float32"].split(" (")[0]
+    else:
+        tf1 = common.import_tf()
+        if tf1 is None:
+            raise RuntimeError("TensorFlow is not installed")
+        model = GraphMLP(tf1, sizes, batch, opt, lr, params)
+        blas = f"TF_ENABLE_ONEDNN_OPTS={os.environ.get('TF_ENABLE_ONEDNN_OPTS', 'default')}"
+    x0, y0 = batches[0]
+    return _stepper(model, batches), {"loss": model.step_loss(x0, y0), "blas": blas}
+
+
+def run(cfg: common.Config) -> list[dict[str, Any]]:
     rows: list[dict[str, Any]] = []
     cases = QUICK_CASES if cfg.quick else CASES
-    for case_name, (sizes, batch, opt, lr, data) in cases.items():
+    use_tf = cfg.use_tf and common.tf_installed()
+    for case_name, (sizes, batch, opt, _, _) in cases.items():
         case = (f"{case_name} {'-'.join(map(str, sizes))} b{batch} "
                 f"{'GD' if opt == 'gd' else 'Adam'}")
-        batches = make_data(sizes, batch, data)
-        params = init_params(sizes)
-        models: dict[str, Any] = {"graphcore": GraphMLP(graphcore, sizes, batch, opt, lr,
-                                                        params)}
-        if tf1 is not None:
-            models["tensorflow"] = GraphMLP(tf1, sizes, batch, opt, lr, params)
-        models["numpy"] = NumpyMLP(sizes, batch, opt, lr, params)
-        try:
-            # Same math: the first step's loss (before the update) agrees.
-            x0, y0 = batches[0]
-            losses = {k: m.step_loss(x0, y0) for k, m in models.items()}
-            ref = losses["numpy"]
-            for k, v in losses.items():
-                if not np.isclose(v, ref, rtol=1e-3, atol=1e-4):
-                    raise AssertionError(f"{case}: first-step loss of {k} is {v}, numpy {ref}")
-            fns = {k: _stepper(m, batches) for k, m in models.items()}
-            target = 0.05 if cfg.quick else 0.5
-            n = {k: common.calls_for(f, target) for k, f in fns.items()}
-            samples = common.interleaved(fns, warmup=2 if cfg.quick else 10,
-                                         repeats=cfg.reps(7), n=n)
-        finally:
-            for m in models.values():
-                m.close()
+        kwargs = {"case": case_name, "quick": cfg.quick}
+        impls = {"graphcore": isolated.Impl(FACTORY, {**kwargs, "impl": "graphcore"})}
+        if use_tf:
+            impls["tensorflow"] = isolated.Impl(FACTORY, {**kwargs, "impl": "tensorflow"})
+        impls.update(isolated.numpy_anchors(FACTORY, kwargs))
+        samples, infos = isolated.interleaved(impls, warmup=2 if cfg.quick else 10,
+                                              repeats=cfg.reps(7),
+                                              target_s=0.05 if cfg.quick else 0.5)
+        # Same math: the first step's loss (before the update) agrees.
+        ref = infos["numpy"]["loss"]
+        for k, info in infos.items():
+            if not np.isclose(info["loss"], ref, rtol=1e-3, atol=1e-4):
+                raise AssertionError(f"{case}: first-step loss of {k} is {info['loss']}, "
+                                     f"numpy {ref}")
         rows.extend(common.case_rows(NAME, case, "ms/step", samples, scale=1e3,
-                                     goals={"tensorflow": "<= 1.0", "numpy": "<= 1.3"}))
-        if tf1 is None:
+                                     goals={"tensorflow": "<= 1.0", "numpy": "<= 1.3"},
+                                     notes=isolated.child_notes(infos)))
+        if not use_tf:
             rows.append(common.skipped_row(NAME, case, "tensorflow", "not installed"))
     return rows

@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from graphcore.framework import errors
+from graphcore.kernels import blas
 from graphcore.kernels.registry import KernelContext, register_kernel
 
 
@@ -329,16 +330,12 @@ def _add_n(ctx: KernelContext):
 
 # -- matmul --------------------------------------------------------------------------------
 
-def _adjoint(m: np.ndarray) -> np.ndarray:
-    m = np.swapaxes(m, -1, -2)
-    return np.conj(m) if m.dtype.kind == "c" else m
-
-
 @register_kernel("MatMul")
 def _matmul(ctx: KernelContext):
     ta = ctx.node_def.attr["transpose_a"].b
     tb = ctx.node_def.attr["transpose_b"].b
     out = _out(ctx)
+    product = blas.matmul_fn(_in(ctx))
 
     def compute(a, b):
         a = np.asarray(a)
@@ -353,8 +350,7 @@ def _matmul(ctx: KernelContext):
         if inner_a != inner_b:
             raise _invalid(f"Matrix size-incompatible: In[0]: {_st(a.shape)}, In[1]: "
                            f"{_st(b.shape)}")
-        r = np.matmul(a.T if ta else a, b.T if tb else b)
-        return (_cast_to(r, out),)
+        return (_cast_to(product(a, b, ta, tb), out),)
 
     return compute
 
@@ -364,6 +360,7 @@ def _batch_matmul(ctx: KernelContext):
     adj_x = ctx.node_def.attr["adj_x"].b
     adj_y = ctx.node_def.attr["adj_y"].b
     out = _out(ctx)
+    product = blas.batch_matmul_fn(_in(ctx))
 
     def compute(x, y):
         x = np.asarray(x)
@@ -381,8 +378,7 @@ def _batch_matmul(ctx: KernelContext):
         if inner_x != inner_y:
             raise _invalid(f"Matrix size-incompatible: In[0]: {_st(x.shape)}, In[1]: "
                            f"{_st(y.shape)}")
-        r = np.matmul(_adjoint(x) if adj_x else x, _adjoint(y) if adj_y else y)
-        return (_cast_to(r, out),)
+        return (_cast_to(product(x, y, adj_x, adj_y), out),)
 
     return compute
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from graphcore.framework import errors
+from graphcore.kernels import blas
 from graphcore.kernels.registry import KernelContext, register_kernel
 
 
@@ -412,15 +413,17 @@ def conv2d_forward(x: np.ndarray, w: np.ndarray, geo: _Geometry) -> np.ndarray:
     cols = np.empty((n, geo.oh, geo.ow, kh, kw, c), dtype=np.result_type(x, w))
     for i, j, rows, cs in _windows(geo):
         cols[:, :, :, i, j, :] = xp[:, rows, cs, :]
-    out = cols.reshape(-1, kh * kw * c) @ w.reshape(kh * kw * c, co)
+    out = blas.matmul(cols.reshape(-1, kh * kw * c), w.reshape(kh * kw * c, co))
     return out.reshape(n, geo.oh, geo.ow, co)
 
 
 def conv2d_input_grad(in_shape: tuple, w: np.ndarray, grad: np.ndarray,
                       geo: _Geometry) -> np.ndarray:
     xp = geo.padded(np.zeros(in_shape, dtype=np.result_type(w, grad)))
+    g2 = grad.reshape(-1, grad.shape[-1])
     for i, j, rows, cs in _windows(geo):
-        xp[:, rows, cs, :] += grad @ w[i, j].T
+        xp[:, rows, cs, :] += blas.matmul(g2, w[i, j], transpose_b=True).reshape(
+            grad.shape[:-1] + (w.shape[2],))
     return geo.crop(xp)
 
 
@@ -431,7 +434,7 @@ def conv2d_filter_grad(x: np.ndarray, w_shape: tuple, grad: np.ndarray,
     dw = np.zeros(w_shape, dtype=np.result_type(x, grad))
     g2 = grad.reshape(-1, co)
     for i, j, rows, cs in _windows(geo):
-        dw[i, j] = xp[:, rows, cs, :].reshape(-1, c).T @ g2
+        dw[i, j] = blas.matmul(xp[:, rows, cs, :].reshape(-1, c), g2, transpose_a=True)
     return dw
 
 

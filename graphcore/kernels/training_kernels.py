@@ -2,8 +2,9 @@
 
 Each kernel takes the variable and its slots as :class:`VariableState` refs, checks the
 shapes as TF's kernels do, computes the new values (in the variable's dtype, with TF's
-order of operations) and swaps them in under the refs' locks; it returns the variable's
-ref.  Updates always lock, which satisfies ``use_locking`` either way.
+order of operations) in place, in the stored arrays when no reader holds them, and swaps
+them in under the refs' locks; it returns the variable's ref.  Updates always lock, which
+satisfies ``use_locking`` either way.
 """
 
 from __future__ import annotations
@@ -42,37 +43,59 @@ class _Locked:
             lock.release()
 
 
+class _Scratch:
+    """Temporaries of one kernel, kept between steps: fresh multi-MB arrays cost a page
+    fault per 4 KB on first touch, more than the arithmetic. Used under the refs' locks,
+    so one kernel's steps never share them at once."""
+
+    def __init__(self) -> None:
+        self._arrays: dict[tuple, list[np.ndarray]] = {}
+
+    def like(self, var: np.ndarray) -> Callable[[int], np.ndarray]:
+        arrays = self._arrays.setdefault((var.shape, var.dtype), [])
+
+        def get(i: int) -> np.ndarray:
+            while len(arrays) <= i:
+                arrays.append(np.empty_like(var))
+            return arrays[i]
+
+        return get
+
+
 def _training_kernel(op_type: str, refs: tuple[str, ...], values: tuple[str, ...],
-                     update: Callable[..., tuple], bool_attrs: tuple[str, ...] = ()) -> None:
+                     update: Callable[..., None], bool_attrs: tuple[str, ...] = ()) -> None:
     """Registers the CPU kernel of ``op_type``.
 
-    ``update(dtype, flags, *ref_arrays, *value_arrays)`` (inputs in the op's order)
-    returns the new arrays of the refs.  Every value but ``grad``/``delta`` is a scalar.
+    ``update(tmp, flags, *ref_arrays, *value_arrays)`` (inputs in the op's order) writes
+    the new values into the ref arrays, which it owns (writable: the stored arrays when
+    nothing else holds them, else copies); ``tmp(i)`` is the i-th scratch array shaped
+    like the variable. Every value but ``grad``/``delta`` is a scalar. Updates follow
+    TF's order of operations, one rounding per operation as Eigen's expressions do.
     """
 
     def factory(ctx: KernelContext):
         flags = {name: ctx.node_def.attr[name].b for name in bool_attrs}
+        scratch = _Scratch()
 
         def compute(*inputs):
             ref_states = inputs[:len(refs)]
             vals = inputs[len(refs):]
             with _Locked(list(ref_states)):
-                current = [s.read() for s in ref_states]
-                var = current[0]
-                dtype = var.dtype
-                for name, arr in zip(refs[1:], current[1:]):
-                    if arr.shape != var.shape:
+                shapes = [s.read().shape for s in ref_states]
+                var_shape, dtype = shapes[0], ref_states[0].value.dtype
+                for name, shape in zip(refs[1:], shapes[1:]):
+                    if shape != var_shape:
                         raise errors.InvalidArgumentError(
                             None, None, f"var and {name} do not have the same shape"
-                                        f"{_shape_text(var.shape)} {_shape_text(arr.shape)}")
+                                        f"{_shape_text(var_shape)} {_shape_text(shape)}")
                 converted = []
                 for name, value in zip(values, vals):
                     arr = np.asarray(value)
                     if name in ("grad", "delta"):
-                        if arr.shape != var.shape:
+                        if arr.shape != var_shape:
                             raise errors.InvalidArgumentError(
                                 None, None, f"var and {name} do not have the same shape"
-                                            f"{_shape_text(var.shape)} "
+                                            f"{_shape_text(var_shape)} "
                                             f"{_shape_text(arr.shape)}")
                         converted.append(arr.astype(dtype, copy=False))
                     else:
@@ -81,10 +104,10 @@ def _training_kernel(op_type: str, refs: tuple[str, ...], values: tuple[str, ...
                                 None, None,
                                 f"{name} is not a scalar: {_shape_text(arr.shape)}")
                         converted.append(dtype.type(arr.reshape(())[()]))
-                new = update(dtype, flags, *current, *converted)
-                for state, arr in zip(ref_states, new):
-                    if arr is not None:
-                        state.set(np.asarray(arr, dtype=dtype).reshape(var.shape))
+                owned = [s.value_to_update() for s in ref_states]
+                update(scratch.like(owned[0]), flags, *owned, *converted)
+                for state, arr in zip(ref_states, owned):
+                    state.set(arr)
             return (ref_states[0],)
 
         return compute
@@ -92,58 +115,100 @@ def _training_kernel(op_type: str, refs: tuple[str, ...], values: tuple[str, ...
     register_kernel(op_type, "CPU", constraints={"T": _TYPES})(factory)
 
 
-def _gradient_descent(dtype, flags, var, alpha, delta):
-    return (var - delta * alpha,)
+def _gradient_descent(tmp, flags, var, alpha, delta):
+    var -= np.multiply(delta, alpha, out=tmp(0))
 
 
-def _momentum(dtype, flags, var, accum, lr, grad, momentum):
-    accum = accum * momentum + grad
-    if flags["use_nesterov"]:
-        var = var - (grad * lr + accum * momentum * lr)
+def _momentum(tmp, flags, var, accum, lr, grad, momentum):
+    accum *= momentum
+    accum += grad
+    if flags["use_nesterov"]:  # var - (grad * lr + accum * momentum * lr)
+        t = np.multiply(grad, lr, out=tmp(0))
+        u = np.multiply(accum, momentum, out=tmp(1))
+        u *= lr
+        t += u
+        var -= t
     else:
-        var = var - accum * lr
-    return var, accum
+        var -= np.multiply(accum, lr, out=tmp(0))
 
 
-def _adagrad(dtype, flags, var, accum, lr, grad):
+def _adagrad(tmp, flags, var, accum, lr, grad):
     if flags["update_slots"]:
-        accum = accum + np.square(grad)
-    var = var - grad * lr * (dtype.type(1) / np.sqrt(accum))
-    return var, accum
+        accum += np.square(grad, out=tmp(0))
+    t = np.multiply(grad, lr, out=tmp(0))  # grad * lr * (1 / sqrt(accum))
+    u = np.sqrt(accum, out=tmp(1))
+    np.divide(var.dtype.type(1), u, out=u)
+    t *= u
+    var -= t
 
 
-def _adagrad_v2(dtype, flags, var, accum, lr, epsilon, grad):
+def _adagrad_v2(tmp, flags, var, accum, lr, epsilon, grad):
     if flags["update_slots"]:
-        accum = accum + np.square(grad)
-    var = var - grad * lr / (np.sqrt(accum) + epsilon)
-    return var, accum
+        accum += np.square(grad, out=tmp(0))
+    t = np.multiply(grad, lr, out=tmp(0))  # grad * lr / (sqrt(accum) + epsilon)
+    u = np.sqrt(accum, out=tmp(1))
+    u += epsilon
+    t /= u
+    var -= t
 
 
-def _adam(dtype, flags, var, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon, grad):
-    one = dtype.type(1)
+def _adam(tmp, flags, var, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon, grad):
+    one = var.dtype.type(1)
     alpha = lr * np.sqrt(one - beta2_power) / (one - beta1_power)
-    m = m + (grad - m) * (one - beta1)
-    v = v + (np.square(grad) - v) * (one - beta2)
-    if flags["use_nesterov"]:
-        var = var - ((grad * (one - beta1) + beta1 * m) * alpha) / (np.sqrt(v) + epsilon)
-    else:
-        var = var - (m * alpha) / (np.sqrt(v) + epsilon)
-    return var, m, v
+    t, u = tmp(0), tmp(1)
+    np.subtract(grad, m, out=t)  # m + (grad - m) * (1 - beta1)
+    t *= one - beta1
+    m += t
+    np.square(grad, out=t)  # v + (grad^2 - v) * (1 - beta2)
+    t -= v
+    t *= one - beta2
+    v += t
+    if flags["use_nesterov"]:  # ((grad * (1 - beta1) + beta1 * m) * alpha) / (sqrt(v) + eps)
+        np.multiply(grad, one - beta1, out=t)
+        t += np.multiply(beta1, m, out=u)
+        t *= alpha
+    else:  # (m * alpha) / (sqrt(v) + eps)
+        np.multiply(m, alpha, out=t)
+    np.sqrt(v, out=u)
+    u += epsilon
+    t /= u
+    var -= t
 
 
-def _rms_prop(dtype, flags, var, ms, mom, lr, rho, momentum, epsilon, grad):
-    ms = ms + (np.square(grad) - ms) * (dtype.type(1) - rho)
-    mom = mom * momentum + (grad * lr) / np.sqrt(ms + epsilon)
-    return var - mom, ms, mom
+def _rms_prop(tmp, flags, var, ms, mom, lr, rho, momentum, epsilon, grad):
+    t, u = tmp(0), tmp(1)
+    np.square(grad, out=t)  # ms + (grad^2 - ms) * (1 - rho)
+    t -= ms
+    t *= var.dtype.type(1) - rho
+    ms += t
+    mom *= momentum  # mom * momentum + (grad * lr) / sqrt(ms + epsilon)
+    np.multiply(grad, lr, out=t)
+    np.add(ms, epsilon, out=u)
+    np.sqrt(u, out=u)
+    t /= u
+    mom += t
+    var -= mom
 
 
-def _centered_rms_prop(dtype, flags, var, mg, ms, mom, lr, rho, momentum, epsilon, grad):
-    one_minus_rho = dtype.type(1) - rho
-    ms = ms + (np.square(grad) - ms) * one_minus_rho
-    mg = mg + (grad - mg) * one_minus_rho
-    denom = (ms - np.square(mg)) + epsilon
-    mom = mom * momentum + (grad * lr) / np.sqrt(denom)
-    return var - mom, mg, ms, mom
+def _centered_rms_prop(tmp, flags, var, mg, ms, mom, lr, rho, momentum, epsilon, grad):
+    one_minus_rho = var.dtype.type(1) - rho
+    t, u = tmp(0), tmp(1)
+    np.square(grad, out=t)  # ms + (grad^2 - ms) * (1 - rho)
+    t -= ms
+    t *= one_minus_rho
+    ms += t
+    np.subtract(grad, mg, out=t)  # mg + (grad - mg) * (1 - rho)
+    t *= one_minus_rho
+    mg += t
+    np.square(mg, out=u)  # (ms - mg^2) + epsilon
+    np.subtract(ms, u, out=u)
+    u += epsilon
+    mom *= momentum  # mom * momentum + (grad * lr) / sqrt(denom)
+    np.multiply(grad, lr, out=t)
+    np.sqrt(u, out=u)
+    t /= u
+    mom += t
+    var -= mom
 
 
 _training_kernel("ApplyGradientDescent", ("var",), ("alpha", "delta"), _gradient_descent)

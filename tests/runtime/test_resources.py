@@ -94,3 +94,41 @@ def test_concurrent_lookups_create_one_variable():
 def test_task_name():
     assert ResourceStore().task == "/job:localhost/replica:0/task:0"
     assert ResourceStore("/job:ps/replica:0/task:1").task == "/job:ps/replica:0/task:1"
+
+
+def _stored(value) -> VariableState:
+    state = VariableState("v", np.dtype(np.float32), value.shape)
+    state.set(value)
+    return state
+
+
+def test_value_to_update_reuses_an_array_nobody_else_holds():
+    state = _stored(np.arange(4, dtype=np.float32))
+    ident = id(state.value)
+    owned = state.value_to_update()
+    assert id(owned) == ident and owned.flags.writeable
+    owned += 1
+    assert state.set(owned) is owned and not owned.flags.writeable
+    np.testing.assert_array_equal(state.read(), [1, 2, 3, 4])
+
+
+@pytest.mark.parametrize("holder", ["reader", "view", "buffer"])
+def test_value_to_update_copies_what_someone_holds(holder):
+    state = _stored(np.arange(4, dtype=np.float32))
+    held = {"reader": lambda v: v, "view": lambda v: v[1:],
+            "buffer": memoryview}[holder](state.read())
+    before = np.array(held)
+    owned = state.value_to_update()
+    assert owned is not state.value and owned.flags.writeable
+    owned += 10
+    state.set(owned)
+    np.testing.assert_array_equal(np.asarray(held), before)
+    np.testing.assert_array_equal(state.read(), [10, 11, 12, 13])
+
+
+def test_value_to_update_copies_a_view_of_another_array():
+    base = np.arange(6, dtype=np.float32)
+    state = _stored(base.reshape(2, 3))
+    del base
+    owned = state.value_to_update()
+    assert owned.base is None and owned is not state.value

@@ -492,3 +492,25 @@ def test_decayed_learning_rate_with_global_step():
             sess.run(train)
         total = 0.1 + 0.05 + 0.025
         np.testing.assert_allclose(sess.run(w), [1.0 - total, 1.0 - 2 * total], rtol=1e-6)
+
+
+def test_adam_updates_slots_in_place_and_never_changes_a_fetched_value():
+    w = tf.Variable([1.0, 2.0], name="w")
+    loss = tf.reduce_sum(w * w)
+    train = tf.train.AdamOptimizer(0.1).minimize(loss)
+    m = [v for v in tf.global_variables() if v.op.name == "w/Adam"][0]
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        sess.run(train)
+        slot = sess._engine.resources.variable("", "w/Adam", np.dtype(np.float32), (2,))
+        stored = id(slot.value)
+        sess.run(train)
+        assert id(slot.value) == stored  # nobody held m: updated in place
+        fetched_w, fetched_m = sess.run([w, m])
+        snapshot = (fetched_w.copy(), fetched_m.copy())
+        for _ in range(3):
+            sess.run(train)
+        # The arrays fetched earlier are untouched by the later in-place updates.
+        np.testing.assert_array_equal(fetched_w, snapshot[0])
+        np.testing.assert_array_equal(fetched_m, snapshot[1])
+        assert not np.array_equal(sess.run(w), snapshot[0])
