@@ -148,6 +148,22 @@ def _load_openblas(path: str) -> _OpenBLAS:
         os.environ.update(saved)
 
 
+def _load_onednn(path: str) -> _OneDNN:
+    """Loads oneDNN (and with it libgomp, which reads its settings once, when it loads).
+    Unless the user chose a wait policy, OpenMP's idle threads spin for 10k rounds rather
+    than libgomp's 300k (milliseconds here) before they sleep: the spinning thread would
+    otherwise take a core from the numpy kernels that follow a product, and from the
+    intra-op threads of the training updates."""
+    chosen = {"OMP_WAIT_POLICY", "GOMP_SPINCOUNT"} & os.environ.keys()
+    if not chosen:
+        os.environ["GOMP_SPINCOUNT"] = "10000"
+    try:
+        return _OneDNN(path)
+    finally:
+        if not chosen:
+            del os.environ["GOMP_SPINCOUNT"]
+
+
 def _agrees_with_numpy(lib: Any) -> bool:
     """Products with kernel tails, both transposes, and one large enough to thread."""
     rng = np.random.default_rng(0)
@@ -205,7 +221,7 @@ def _choice() -> _Choice:
                 if openblas is not None:
                     choice.gemm = dict.fromkeys(openblas.dtypes, openblas)
                     choice.batch = openblas
-                onednn = _try(_OneDNN, _onednn_path()) if wanted == "auto" else None
+                onednn = _try(_load_onednn, _onednn_path()) if wanted == "auto" else None
                 if onednn is not None:
                     choice.gemm[F32] = onednn
             _chosen = choice

@@ -14,6 +14,7 @@ from collections.abc import Callable
 import numpy as np
 
 from graphcore.framework import errors
+from graphcore.kernels import intra_op
 from graphcore.kernels.registry import KernelContext, register_kernel
 
 _TYPES = ("half", "bfloat16", "float32", "float64", "complex64", "complex128")
@@ -105,7 +106,7 @@ def _training_kernel(op_type: str, refs: tuple[str, ...], values: tuple[str, ...
                                 f"{name} is not a scalar: {_shape_text(arr.shape)}")
                         converted.append(dtype.type(arr.reshape(())[()]))
                 owned = [s.value_to_update() for s in ref_states]
-                update(scratch.like(owned[0]), flags, *owned, *converted)
+                _update(update, scratch.like(owned[0]), flags, owned, converted)
                 for state, arr in zip(ref_states, owned):
                     state.set(arr)
             return (ref_states[0],)
@@ -113,6 +114,27 @@ def _training_kernel(op_type: str, refs: tuple[str, ...], values: tuple[str, ...
         return compute
 
     register_kernel(op_type, "CPU", constraints={"T": _TYPES})(factory)
+
+
+def _update(update: Callable[..., None], tmp: Callable[[int], np.ndarray], flags: dict,
+            owned: list[np.ndarray], values: list) -> None:
+    """``update`` over the whole variable, or (a large, C-ordered one) over ranges of it
+    on the intra-op threads: the math is elementwise and in place, so each thread updates
+    its own range of every array."""
+    arrays = owned + [v for v in values if np.ndim(v)]
+    n = owned[0].size
+    if n < intra_op.MIN_ELEMENTS or intra_op.threads() <= 1 or \
+            not all(a.flags.c_contiguous for a in arrays):
+        update(tmp, flags, *owned, *values)
+        return
+    flat_owned = [a.reshape(-1) for a in owned]
+    flat_values = [v.reshape(-1) if np.ndim(v) else v for v in values]
+
+    def run(lo: int, hi: int) -> None:
+        update(lambda i: tmp(i).reshape(-1)[lo:hi], flags, *[a[lo:hi] for a in flat_owned],
+               *[v[lo:hi] if np.ndim(v) else v for v in flat_values])
+
+    intra_op.map_ranges(run, n)
 
 
 def _gradient_descent(tmp, flags, var, alpha, delta):

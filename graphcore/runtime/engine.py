@@ -16,6 +16,7 @@ from typing import Any
 from graphcore import kernels  # noqa: F401 - registers the kernels
 from graphcore.framework import device as device_lib
 from graphcore.framework import errors
+from graphcore.kernels import intra_op
 from graphcore.ops import runtime_ops  # noqa: F401 - registers _Arg/_Retval/_Send/_Recv
 from graphcore.protobuf import config_pb2, graph_pb2, step_stats_pb2
 from graphcore.runtime import placer, prune
@@ -91,6 +92,8 @@ class LocalEngine(PlanCache):
             task=self.default_device.task)
         self.resources = resources or ResourceStore(self.default_device.task_name)
         self._step_ids = itertools.count(1)
+        if self.config.intra_op_parallelism_threads > 0:
+            intra_op.set_threads(self.config.intra_op_parallelism_threads)
         threads = self.config.inter_op_parallelism_threads
         self._parallel = threads > 1
         self._pool: ThreadPoolExecutor | None = None
@@ -165,20 +168,9 @@ class LocalEngine(PlanCache):
                 raise
 
         futures = [pool.submit(run_one, i) for i in range(1, len(executors))]
-        first_error: BaseException | None = None
-        try:
-            run_one(0)
-        except BaseException as e:
-            first_error = e
-        for f in futures:
-            try:
-                f.result()
-            except BaseException as e:
-                # Prefer the partition's own failure over the cancellations it caused.
-                if first_error is None or isinstance(first_error, errors.CancelledError):
-                    first_error = e
-        if first_error is not None:
-            raise first_error
+        # Prefer a partition's own failure over the cancellations it caused.
+        intra_op.run_and_join(lambda: run_one(0), futures,
+                              lambda e: isinstance(e, errors.CancelledError))
 
     def _get_pool(self) -> ThreadPoolExecutor:
         if self._pool is None:

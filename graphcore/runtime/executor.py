@@ -191,7 +191,10 @@ class PartitionExecutor:
         """The in-order program: constants pre-filled in a template value table, step
         arguments written straight into their slots, results read straight from
         theirs, and NoOps and Identities dropped (list order already honours every
-        control edge). The hot loop reads plain tuples."""
+        control edge). Each entry also names the slots it reads for the last time, which
+        the loop clears as TF drops a tensor with its last consumer: memory goes back to
+        the allocator while it is warm, and an update finds its variable's value held by
+        no one (:meth:`VariableState.value_to_update`). The hot loop reads plain tuples."""
         template: list[Any] = [None] * self._n_slots
         program = []
         program_index = []
@@ -211,11 +214,19 @@ class PartitionExecutor:
             elif op == "NoOp" or (op == "Identity" and instr.out == instr.ins[0]):
                 continue
             else:
-                program.append((instr.fn, instr.ins, instr.out, instr.nout, instr.deref,
-                                instr.needs_step))
+                program.append([instr.fn, instr.ins, instr.out, instr.nout, instr.deref,
+                                instr.needs_step, ()])
                 program_index.append(k)
+        kept = {slot for _, slot, _ in self._retval_slots}
+        last_read: dict[int, int] = {}
+        for pos, entry in enumerate(program):
+            for slot in entry[1]:
+                last_read[slot] = pos
+        for slot, pos in last_read.items():
+            if slot not in kept:
+                program[pos][6] += (slot,)
         self._template = template
-        self._program = program
+        self._program = [tuple(entry) for entry in program]
         self._program_index = program_index
 
     # -- running ----------------------------------------------------------------------
@@ -233,7 +244,7 @@ class PartitionExecutor:
             vals[slot] = args[index]
         pos = -1
         try:
-            for fn, ins, out, nout, deref, needs_step in self._program:
+            for fn, ins, out, nout, deref, needs_step, last in self._program:
                 pos += 1
                 if deref is None:
                     res = fn(step, *[vals[i] for i in ins]) if needs_step \
@@ -241,6 +252,9 @@ class PartitionExecutor:
                 else:
                     args = [_deref(vals[i]) if d else vals[i] for i, d in zip(ins, deref)]
                     res = fn(step, *args) if needs_step else fn(*args)
+                    del args
+                for i in last:
+                    vals[i] = None
                 if nout:
                     vals[out:out + nout] = res
         except BaseException as e:

@@ -514,3 +514,20 @@ def test_adam_updates_slots_in_place_and_never_changes_a_fetched_value():
         np.testing.assert_array_equal(fetched_w, snapshot[0])
         np.testing.assert_array_equal(fetched_m, snapshot[1])
         assert not np.array_equal(sess.run(w), snapshot[0])
+
+
+def test_a_step_releases_the_variables_read_value_so_the_update_is_in_place():
+    x = tf.placeholder(tf.float32, [None, 3])
+    w = tf.Variable(np.ones((3, 2), np.float32), name="w")
+    loss = tf.reduce_sum(tf.matmul(x, w))
+    train = tf.train.GradientDescentOptimizer(0.5).minimize(loss)
+    feed = {x: np.ones((4, 3), np.float32)}
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        sess.run(train, feed)
+        state = sess._engine.resources.variable("", "w", np.dtype(np.float32), (3, 2))
+        stored = id(state.value)
+        sess.run(train, feed)
+        # MatMul read w's value; the executor dropped it after its last use.
+        assert id(state.value) == stored
+        np.testing.assert_allclose(sess.run(w), np.full((3, 2), 1 - 2 * 0.5 * 4))

@@ -1,0 +1,93 @@
+"""Intra-op parallelism: large elementwise kernels split their work over all cores.
+
+TF runs a large elementwise kernel as shards on its intra-op thread pool (one thread
+per core by default).  numpy releases the GIL inside its loops, so the same works
+here: :func:`map_ranges` cuts ``[0, n)`` into one contiguous range per thread and
+runs them at once, the caller's thread taking the first.  Work below
+``MIN_ELEMENTS`` stays on the caller's thread, where a handoff would cost more than
+it saves.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+
+# Below this many elements a kernel runs on one thread.
+MIN_ELEMENTS = 1 << 18
+
+
+def _default_threads() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not Linux
+        return os.cpu_count() or 1
+
+
+_threads = _default_threads()
+_pool: ThreadPoolExecutor | None = None
+_pool_lock = threading.Lock()
+
+
+def threads() -> int:
+    """How many threads a large kernel splits over (the cores this process may use)."""
+    return _threads
+
+
+def set_threads(n: int) -> None:
+    """Sets the intra-op thread count (``ConfigProto.intra_op_parallelism_threads``;
+    0 means one per core).  Process-wide, as TF's global intra-op pool is."""
+    global _threads, _pool
+    n = n if n > 0 else _default_threads()
+    with _pool_lock:
+        if n != _threads and _pool is not None:
+            _pool.shutdown(wait=False)
+            _pool = None
+        _threads = n
+
+
+def _get_pool() -> ThreadPoolExecutor:
+    global _pool
+    if _pool is None:
+        with _pool_lock:
+            if _pool is None:
+                _pool = ThreadPoolExecutor(max(_threads - 1, 1),
+                                           thread_name_prefix="graphcore-intra-op")
+    return _pool
+
+
+def map_ranges(fn: Callable[[int, int], None], n: int) -> None:
+    """Calls ``fn(lo, hi)`` over contiguous ranges covering ``[0, n)``: one range per
+    thread when ``n`` is large, else once with ``(0, n)``.  Returns when all are done;
+    the first exception raised by any range is re-raised."""
+    k = _threads
+    if k <= 1 or n < MIN_ELEMENTS:
+        fn(0, n)
+        return
+    k = min(k, max(n // (MIN_ELEMENTS // 4), 1))
+    bounds = [n * i // k for i in range(k + 1)]
+    pool = _get_pool()
+    futures = [pool.submit(fn, bounds[i], bounds[i + 1]) for i in range(1, k)]
+    run_and_join(lambda: fn(bounds[0], bounds[1]), futures)
+
+
+def run_and_join(here: Callable[[], None], futures: list,
+                 replaceable: Callable[[BaseException], bool] = lambda e: False) -> None:
+    """Runs ``here`` on this thread, then waits for every future.  Raises the first
+    error, unless ``replaceable(first)`` says a later one explains more (a
+    cancellation that another failure caused)."""
+    error: BaseException | None = None
+    try:
+        here()
+    except BaseException as e:
+        error = e
+    for f in futures:
+        try:
+            f.result()
+        except BaseException as e:
+            if error is None or replaceable(error):
+                error = e
+    if error is not None:
+        raise error

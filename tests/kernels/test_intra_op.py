@@ -1,0 +1,96 @@
+"""Intra-op parallelism (graphcore/kernels/intra_op.py) and the training kernels that
+split a large variable's update over it."""
+
+import threading
+
+import numpy as np
+import pytest
+
+import graphcore as tf
+from graphcore.kernels import intra_op
+
+
+@pytest.fixture
+def two_threads():
+    before = intra_op.threads()
+    intra_op.set_threads(2)
+    yield
+    intra_op.set_threads(before)
+
+
+def test_ranges_cover_everything_once(two_threads):
+    n = intra_op.MIN_ELEMENTS * 3 + 7
+    hits = np.zeros(n, np.int64)
+    seen_threads = set()
+
+    def fn(lo, hi):
+        hits[lo:hi] += 1
+        seen_threads.add(threading.get_ident())
+
+    intra_op.map_ranges(fn, n)
+    assert (hits == 1).all()
+    assert len(seen_threads) == 2
+
+
+def test_small_work_stays_on_the_callers_thread(two_threads):
+    calls = []
+    intra_op.map_ranges(lambda lo, hi: calls.append((lo, hi, threading.get_ident())), 100)
+    assert calls == [(0, 100, threading.get_ident())]
+
+
+def test_an_error_in_any_range_is_raised(two_threads):
+    def fn(lo, hi):
+        if lo > 0:
+            raise ValueError("second range failed")
+
+    with pytest.raises(ValueError, match="second range"):
+        intra_op.map_ranges(fn, intra_op.MIN_ELEMENTS * 2)
+
+
+def test_set_threads_zero_means_one_per_core():
+    before = intra_op.threads()
+    try:
+        intra_op.set_threads(0)
+        assert intra_op.threads() >= 1
+    finally:
+        intra_op.set_threads(before)
+
+
+def test_session_config_sets_the_intra_op_threads():
+    before = intra_op.threads()
+    try:
+        with tf.Session(config=tf.ConfigProto(intra_op_parallelism_threads=3)):
+            assert intra_op.threads() == 3
+    finally:
+        intra_op.set_threads(before)
+
+
+@pytest.mark.parametrize("make_opt", [
+    lambda: tf.train.AdamOptimizer(0.01),
+    lambda: tf.train.GradientDescentOptimizer(0.1),
+    lambda: tf.train.MomentumOptimizer(0.1, 0.9, use_nesterov=True),
+    lambda: tf.train.RMSPropOptimizer(0.01, centered=True),
+])
+def test_a_large_update_split_over_threads_equals_the_one_thread_update(make_opt):
+    rng = np.random.default_rng(0)
+    shape = (700, 600)  # above MIN_ELEMENTS, not a multiple of the split
+    init = rng.standard_normal(shape).astype(np.float32)
+    grads = [rng.standard_normal(shape).astype(np.float32) for _ in range(3)]
+    results = {}
+    before = intra_op.threads()
+    try:
+        for threads in (1, 2):
+            intra_op.set_threads(threads)
+            with tf.Graph().as_default():
+                v = tf.Variable(init)
+                g = tf.placeholder(tf.float32, shape)
+                train = make_opt().apply_gradients([(g, v)])
+                with tf.Session() as sess:
+                    sess.run(tf.global_variables_initializer())
+                    for gv in grads:
+                        sess.run(train, {g: gv})
+                    results[threads] = sess.run(v)
+    finally:
+        intra_op.set_threads(before)
+    assert results[1].shape == shape
+    np.testing.assert_array_equal(results[1], results[2])
