@@ -65,9 +65,10 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     p.add_argument("--no-ray", action="store_true", help="skip workloads that start Ray")
     p.add_argument("--repeats", type=int, default=None, help="override repetitions")
     p.add_argument("--blas-threads", type=int, default=None,
-                   help="limit numpy's BLAS threads in this process (graphcore's local "
-                        "kernels and the numpy floor; TF keeps its own pools); default: "
-                        "the BLAS library's own choice")
+                   help="limit the BLAS threads of graphcore's kernels and the numpy floor "
+                        "(numpy's OpenBLAS here through threadpoolctl; OMP_NUM_THREADS and "
+                        "OPENBLAS_NUM_THREADS for the benchmark's child processes; TF keeps "
+                        "its own pools); default: each library's own choice")
     args = p.parse_args(argv)
     blas = _limit_blas(args.blas_threads)
     names = parse_only(args.only)
@@ -106,7 +107,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         "commit": _commit(),
         "config": {"quick": cfg.quick, "use_tf": cfg.use_tf, "use_ray": cfg.use_ray,
                    "repeats": cfg.repeats, "workloads": names,
-                   "blas_threads": args.blas_threads, "blas": blas},
+                   "blas_threads": args.blas_threads, "blas": blas,
+                   "graphcore_blas": _graphcore_blas()},
         "notes": NOTES,
         "workloads": {n: (module(n).__doc__ or "").strip().split("\n\n")[0] for n in names},
         "timings": timings,
@@ -127,9 +129,11 @@ def render(result: dict[str, Any]) -> str:
         f"graphcore benchmark suite  ({result['started']}, {result['seconds']} s)",
         f"machine: {info['processor']}, {info['cpu_count']} cpus, {info['platform']}",
         f"commit: {result.get('commit')}",
-        "blas: " + ", ".join(f"{b.get('internal_api')} {b.get('version')} "
-                             f"{b.get('num_threads')} threads"
-                             for b in result["config"].get("blas") or []),
+        "numpy's blas: " + ", ".join(f"{b.get('internal_api')} {b.get('version')} "
+                                     f"{b.get('num_threads')} threads"
+                                     for b in result["config"].get("blas") or []),
+        "graphcore's blas: " + ", ".join(f"{k} {v.split(' (')[0]}" for k, v in
+                                         (result["config"].get("graphcore_blas") or {}).items()),
         "versions: " + "  ".join(f"{k} {info.get(k)}" for k in
                                  ("python", "numpy", "graphcore", "tensorflow", "ray")),
         "",
@@ -158,8 +162,16 @@ def _limit_blas(threads: int | None) -> list[dict[str, Any]]:
         return []
     if threads is not None:
         _blas_limiter = threadpoolctl.threadpool_limits(limits=threads, user_api="blas")
+        os.environ["OMP_NUM_THREADS"] = os.environ["OPENBLAS_NUM_THREADS"] = str(threads)
     return [{k: i.get(k) for k in ("internal_api", "version", "num_threads")}
             for i in threadpoolctl.threadpool_info() if i.get("user_api") == "blas"]
+
+
+def _graphcore_blas() -> dict[str, str]:
+    """Which library graphcore's matrix kernels use (graphcore.kernels.blas.info())."""
+    from graphcore.kernels import blas
+
+    return blas.info()
 
 
 def _commit() -> str | None:
