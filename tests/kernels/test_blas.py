@@ -154,3 +154,17 @@ def test_float32_products_run_on_onednn_unless_openblas_is_asked_for():
 
 def test_graphcore_blas_numpy_selects_numpys_matmul():
     assert _probe(GRAPHCORE_BLAS="numpy")["info"] == NUMPY_ONLY
+
+
+def test_a_library_that_does_not_load_is_skipped_with_a_warning(monkeypatch, caplog):
+    if not HAS_OPENBLAS:
+        pytest.skip("scipy-openblas32 not installed")
+    monkeypatch.setattr(blas, "_chosen", None)
+    monkeypatch.setattr(blas, "_onednn_path", lambda: "/nonexistent/libdnnl.so.3")
+    with caplog.at_level(logging.WARNING, logger="graphcore.blas"):
+        chosen = blas.info()
+    assert "could not load /nonexistent/libdnnl.so.3" in caplog.text
+    assert chosen["float32"].startswith("OpenBLAS ")
+    a = np.full((80, 90), 0.5, np.float32)
+    np.testing.assert_allclose(blas.matmul_fn(np.dtype(np.float32))(a, a, False, True),
+                               np.full((80, 80), 22.5, np.float32))
