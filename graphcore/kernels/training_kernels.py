@@ -31,7 +31,7 @@ def _is_legacy_scalar(shape: tuple) -> bool:
 class _Locked:
     """Holds the locks of several refs (each once, in a fixed order)."""
 
-    def __init__(self, refs: list):
+    def __init__(self, refs: tuple):
         unique = {id(r): r for r in refs}
         self._locks = [unique[k].lock for k in sorted(unique)]
 
@@ -63,6 +63,27 @@ class _Scratch:
         return get
 
 
+def _not_same_shape(name: str, shape: tuple, other: tuple) -> errors.InvalidArgumentError:
+    return errors.InvalidArgumentError(
+        None, None, f"var and {name} do not have the same shape"
+                    f"{_shape_text(shape)} {_shape_text(other)}")
+
+
+def _tensor(name: str, value, shape: tuple, dtype: np.dtype) -> np.ndarray:
+    arr = np.asarray(value)
+    if arr.shape != shape:
+        raise _not_same_shape(name, shape, arr.shape)
+    return arr.astype(dtype, copy=False)
+
+
+def _scalar(name: str, value, dtype: np.dtype):
+    arr = np.asarray(value)
+    if not _is_legacy_scalar(arr.shape):
+        raise errors.InvalidArgumentError(None, None,
+                                          f"{name} is not a scalar: {_shape_text(arr.shape)}")
+    return dtype.type(arr.reshape(())[()])
+
+
 def _training_kernel(op_type: str, refs: tuple[str, ...], values: tuple[str, ...],
                      update: Callable[..., None], bool_attrs: tuple[str, ...] = ()) -> None:
     """Registers the CPU kernel of ``op_type``.
@@ -74,37 +95,25 @@ def _training_kernel(op_type: str, refs: tuple[str, ...], values: tuple[str, ...
     TF's order of operations, one rounding per operation as Eigen's expressions do.
     """
 
+    n_refs = len(refs)
+    is_tensor = tuple(name in ("grad", "delta") for name in values)
+
     def factory(ctx: KernelContext):
         flags = {name: ctx.node_def.attr[name].b for name in bool_attrs}
         scratch = _Scratch()
 
         def compute(*inputs):
-            ref_states = inputs[:len(refs)]
-            vals = inputs[len(refs):]
-            with _Locked(list(ref_states)):
-                shapes = [s.read().shape for s in ref_states]
-                var_shape, dtype = shapes[0], ref_states[0].value.dtype
-                for name, shape in zip(refs[1:], shapes[1:]):
-                    if shape != var_shape:
-                        raise errors.InvalidArgumentError(
-                            None, None, f"var and {name} do not have the same shape"
-                                        f"{_shape_text(var_shape)} {_shape_text(shape)}")
-                converted = []
-                for name, value in zip(values, vals):
-                    arr = np.asarray(value)
-                    if name in ("grad", "delta"):
-                        if arr.shape != var_shape:
-                            raise errors.InvalidArgumentError(
-                                None, None, f"var and {name} do not have the same shape"
-                                            f"{_shape_text(var_shape)} "
-                                            f"{_shape_text(arr.shape)}")
-                        converted.append(arr.astype(dtype, copy=False))
-                    else:
-                        if not _is_legacy_scalar(arr.shape):
-                            raise errors.InvalidArgumentError(
-                                None, None,
-                                f"{name} is not a scalar: {_shape_text(arr.shape)}")
-                        converted.append(dtype.type(arr.reshape(())[()]))
+            ref_states = inputs[:n_refs]
+            with ref_states[0].lock if n_refs == 1 else _Locked(ref_states):
+                shape = ref_states[0].read().shape
+                dtype = ref_states[0].value.dtype
+                for name, state in zip(refs[1:], ref_states[1:]):
+                    if state.read().shape != shape:
+                        raise _not_same_shape(name, shape, state.value.shape)
+                converted = [_tensor(name, value, shape, dtype) if tensor
+                             else _scalar(name, value, dtype)
+                             for name, value, tensor in zip(values, inputs[n_refs:],
+                                                            is_tensor)]
                 owned = [s.value_to_update() for s in ref_states]
                 _update(update, scratch.like(owned[0]), flags, owned, converted)
                 for state, arr in zip(ref_states, owned):
