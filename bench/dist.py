@@ -31,7 +31,6 @@ import signal
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 import uuid
 from pathlib import Path
@@ -177,34 +176,14 @@ def _param_arrays() -> list[np.ndarray]:
 
 
 class _FloorTask:
-    """One task of the floor: a mailbox per step, filled by ``deliver`` calls."""
+    """One task of the floor: the ps's side of a step, and a worker's loop of steps."""
 
-    def __init__(self) -> None:
-        self._boxes: dict[int, Any] = {}
-        self._events: dict[int, threading.Event] = {}
-        self._lock = threading.Lock()
+    def ps_begin(self, step: int) -> list[np.ndarray]:
+        """The ps side of one step's start: answer with the variables."""
+        return self.params
 
-    def _event(self, step: int) -> Any:
-        with self._lock:
-            ev = self._events.get(step)
-            if ev is None:
-                ev = self._events[step] = threading.Event()
-            return ev
-
-    def deliver(self, step: int, arrays: list[np.ndarray]) -> None:
-        self._boxes[step] = arrays
-        self._event(step).set()
-
-    def take(self, step: int) -> list[np.ndarray]:
-        self._event(step).wait()
-        with self._lock:
-            self._events.pop(step)
-        return self._boxes.pop(step)
-
-    def ps_run(self, worker: Any, step: int) -> None:
-        """The ps side of one step: send the variables, wait for the gradients."""
-        worker.deliver.remote(step, self.params)
-        self.take(step)
+    def ps_finish(self, step: int, grads: list[np.ndarray]) -> None:
+        """The ps side of one step's end: take the gradients."""
 
     def set_params(self) -> None:
         self.params = _param_arrays()
@@ -219,10 +198,8 @@ class _FloorTask:
         def step() -> None:
             state["i"] += 1
             key = state["i"]
-            done = ps.ps_run.remote(me, key)
-            self.take(key)  # the variables
-            ps.deliver.remote(key, grads)
-            ray.get(done)
+            ray.get(ps.ps_begin.remote(key))  # the variables
+            ray.get(ps.ps_finish.remote(key, grads))
 
         return timed_loop(step, task, n_workers, barrier, warmup, window_s, windows)
 
@@ -230,9 +207,9 @@ class _FloorTask:
 def run_ray_floor(n_workers: int, warmup: int, window_s: float,
                   windows: int) -> list[float]:
     """Aggregate steps/s of the floor: per step exactly the Ray actor calls graphcore's
-    between-graph step makes (the worker's call that runs the ps partition, the ps's
-    send of the 6 variables to the worker, the worker's send of the 6 gradients to
-    the ps, all as numpy arrays), and no compute at all."""
+    between-graph step makes (the worker's ``run_begin`` of the ps partition, answered
+    with the 6 variables, and its ``finish`` carrying the 6 gradients, all as numpy
+    arrays), and no compute at all."""
     import cloudpickle
     import ray
 

@@ -5,7 +5,11 @@ partitions the master registers on it, and runs one partition per step call.  St
 run concurrently (threaded actor), and partitions hand tensors to each other through
 per-step mailboxes: a _Send on one actor calls ``deliver`` on the receiving actor
 directly, with the tensor as an Arrow message in the object store; the receiving
-_Recv waits on its mailbox slot.  The driver sees only fetched values.
+_Recv waits on its mailbox slot.  The driver sees only fetched values.  A partition that
+trades tensors with the client's own partition (a launched main) is started with
+``run_begin``, which answers with what it sends the client, and ended with ``finish``,
+which carries what the client sends last: two calls where ``run`` and two ``deliver``
+calls made three.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ import os
 import threading
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import ray
@@ -41,7 +46,8 @@ class _RemoteRendezvous(Rendezvous):
     actor call, not six, and nothing waits on a tensor still sitting in an outbox
     (its sender flushes before it could block, or finish)."""
 
-    __slots__ = ("_routes", "_actor", "_step_key", "_outbox", "_outbox_lock")
+    __slots__ = ("_routes", "_actor", "_step_key", "_outbox", "_outbox_lock", "_reply",
+                 "_exchange")
 
     def __init__(self, n: int, routes: dict[int, Any], actor: TaskActorImpl, step_key: str):
         super().__init__(n)
@@ -50,6 +56,8 @@ class _RemoteRendezvous(Rendezvous):
         self._step_key = step_key
         self._outbox: dict[Any, list[tuple[int, Any]]] = {}
         self._outbox_lock = threading.Lock()
+        self._reply: _Reply | None = None  # a step started by run_begin
+        self._exchange: Exchange | None = None  # the client's own partition
 
     def send(self, slot: int, value: Any) -> None:
         peer = self._routes.get(slot)
@@ -64,28 +72,152 @@ class _RemoteRendezvous(Rendezvous):
             else:
                 box.append((slot, wire))
 
-    def flush(self) -> None:
-        """Sends what the outbox holds: one ``deliver`` call per peer actor."""
+    def flush(self, final: bool = False) -> None:
+        """Sends what the outbox holds: one ``deliver`` call per peer actor, but tensors
+        for the caller of run_begin go in its answer, and the client's last tensors for
+        a run_begin partition go in the ``finish`` call."""
         if not self._outbox:
             return
         with self._outbox_lock:
             outbox, self._outbox = self._outbox, {}
         for peer, items in outbox.items():
+            reply = self._reply
+            if reply is not None and peer is reply.caller and reply.add(items):
+                continue
+            if final and self._exchange is not None and self._exchange.stash(peer, items):
+                continue
             peer.deliver.remote(self._step_key, items)
 
     def recv(self, slot: int) -> Any:
         if not self._events[slot].is_set():
             self.flush()
+            reply = self._reply
+            if reply is not None and slot in reply.caller_slots:
+                reply.release()  # run_begin answers: this partition now waits on its caller
+            if self._exchange is not None:
+                self._exchange.pull(slot, self)
         return transport.decode(super().recv(slot))
 
 
 class _Registered:
-    __slots__ = ("executor", "routes", "n_keys")
+    __slots__ = ("executor", "routes", "n_keys", "caller", "caller_slots")
 
-    def __init__(self, executor: PartitionExecutor, routes: dict[int, Any], n_keys: int):
+    def __init__(self, executor: PartitionExecutor, routes: dict[int, Any], n_keys: int,
+                 caller_slots: frozenset[int], reply_slots: frozenset[int]):
         self.executor = executor
         self.routes = routes
         self.n_keys = n_keys
+        # The task that runs its own partition beside the client (a launched main), when
+        # this partition trades tensors with it: ``caller`` is that task's actor (the
+        # route of the ``reply_slots`` this partition sends it), ``caller_slots`` what it
+        # receives from it.
+        self.caller_slots = caller_slots
+        self.caller = routes[next(iter(reply_slots))] if reply_slots else None
+
+
+class _Reply:
+    """The answer of ``run_begin``: what the partition sends its caller until it first
+    waits on the caller (or finishes). Later sends go by ``deliver`` as usual."""
+
+    __slots__ = ("caller", "caller_slots", "items", "ready", "_open", "_lock")
+
+    def __init__(self, caller: Any, caller_slots: frozenset[int]):
+        self.caller = caller
+        self.caller_slots = caller_slots
+        self.items: list[tuple[int, Any]] = []
+        self.ready = threading.Event()
+        self._open = True
+        self._lock = threading.Lock()
+
+    def add(self, items: list[tuple[int, Any]]) -> bool:
+        """Takes tensors for the answer (False once it has gone)."""
+        with self._lock:
+            if not self._open:
+                return False
+            self.items.extend(items)
+        self.release()
+        return True
+
+    def release(self) -> None:
+        self.ready.set()
+
+    def take(self) -> list[tuple[int, Any]]:
+        with self._lock:
+            self._open = False
+            items, self.items = self.items, []
+        return items
+
+
+class _Run:
+    """A partition started by ``run_begin``, finished (or failed) on a pool thread."""
+
+    __slots__ = ("done", "result", "error")
+
+    def __init__(self) -> None:
+        self.done = threading.Event()
+        self.result: tuple[dict[int, Any], bytes] | None = None
+        self.error: BaseException | None = None
+
+    def outcome(self) -> tuple[dict[int, Any], bytes]:
+        if self.error is not None:
+            raise self.error
+        assert self.result is not None
+        return self.result
+
+
+class Exchange:
+    """The client's side of ``run_begin``/``finish`` for one step: the partitions it
+    started with ``run_begin`` answer with the tensors they send its own partition
+    (delivered when that partition first waits on one), and the client's last tensors
+    for them go in their ``finish`` call. A step with a ps partition makes two actor
+    calls (begin, finish) where ``run`` and two ``deliver`` calls made three."""
+
+    def __init__(self, get: Callable[[Any, str], Any]):
+        self._get = get
+        self.entries: list[_Begun] = []
+        self._by_slot: dict[int, _Begun] = {}
+        self._by_peer: dict[int, _Begun] = {}
+
+    def begun(self, ref: Any, task: str, actor: Any, slots: frozenset[int]) -> None:
+        entry = _Begun(ref, task, actor)
+        self.entries.append(entry)
+        self._by_peer[id(actor)] = entry
+        for slot in slots:
+            self._by_slot[slot] = entry
+
+    def pull(self, slot: int, box: Rendezvous) -> None:
+        """Before the client's partition waits on ``slot``: the answer of the partition
+        that sends it, when not taken yet."""
+        entry = self._by_slot.get(slot)
+        if entry is not None and not entry.answered:
+            for s, value in self.settle(entry):
+                Rendezvous.send(box, s, value)
+
+    def settle(self, entry: _Begun) -> list[tuple[int, Any]]:
+        """Takes ``entry``'s answer: its tensors for the client (and, when the
+        partition already finished, its outcome)."""
+        entry.answered = True
+        items, entry.outcome = self._get(entry.ref, entry.task)
+        return items
+
+    def stash(self, peer: Any, items: list[tuple[int, Any]]) -> bool:
+        entry = self._by_peer.get(id(peer))
+        if entry is None:
+            return False
+        entry.final.extend(items)
+        return True
+
+
+class _Begun:
+    __slots__ = ("ref", "task", "actor", "answered", "outcome", "final")
+
+    def __init__(self, ref: Any, task: str, actor: Any):
+        self.ref = ref
+        self.task = task
+        self.actor = actor
+        self.answered = False
+        self.outcome: tuple[dict[int, Any], bytes] | None = None
+        self.final: list[tuple[int, Any]] = []
 
 
 # The task actors living in this process (inside a Ray actor: the one it is), by actor
@@ -115,14 +247,21 @@ class TaskActorImpl:
         self._mailboxes: dict[str, _RemoteRendezvous] = {}
         self._pending: dict[str, list[tuple[int, Any]]] = {}
         self._aborted: dict[str, str] = {}  # steps aborted before their mailbox existed
+        self._runs: dict[str, _Run] = {}  # partitions started by run_begin
+        self._pool: ThreadPoolExecutor | None = None
+        self._calls = {"run": 0, "run_begin": 0, "finish": 0, "deliver": 0}
 
     # -- control --------------------------------------------------------------------
     def ping(self) -> str:
         return self.task_name
 
     def register(self, key: str, graph_def_bytes: bytes, device: tuple, n_keys: int,
-                 routes: dict[int, Any], dead_aware: bool) -> int:
-        """Compiles one partition (``device`` = Device fields) under ``key``."""
+                 routes: dict[int, Any], dead_aware: bool,
+                 caller_slots: frozenset[int] = frozenset(),
+                 reply_slots: frozenset[int] = frozenset()) -> int:
+        """Compiles one partition (``device`` = Device fields) under ``key``;
+        ``caller_slots``/``reply_slots`` are the tensors it receives from / sends to a
+        client's own partition (see :meth:`run_begin`)."""
         gd = graph_pb2.GraphDef.FromString(graph_def_bytes)
         dev = Device(*device)
         infos = {nd.name: _node_info(nd) for nd in gd.node}
@@ -130,7 +269,8 @@ class TaskActorImpl:
         executor = PartitionExecutor(gd, dev, self.resources, infos, slots,
                                      dead_aware=dead_aware)
         with self._lock:
-            self._partitions[key] = _Registered(executor, routes, n_keys)
+            self._partitions[key] = _Registered(executor, routes, n_keys,
+                                                frozenset(caller_slots), frozenset(reply_slots))
         return len(gd.node)
 
     def unregister(self, keys: list[str]) -> None:
@@ -161,6 +301,7 @@ class TaskActorImpl:
     def abort_step(self, step_key: str, message: str) -> None:
         """Wakes this task's partitions of a failed step (their Recvs raise)."""
         with self._lock:
+            self._runs.pop(step_key, None)  # nobody will call finish
             box = self._mailboxes.get(step_key)
             self._pending.pop(step_key, None)
             if box is None:
@@ -172,6 +313,10 @@ class TaskActorImpl:
 
     def deliver(self, step_key: str, items: list[tuple[int, Any]]) -> None:
         """Tensors (slot, value) of step ``step_key`` from another actor's partition."""
+        self._calls["deliver"] += 1
+        self._deliver(step_key, items)
+
+    def _deliver(self, step_key: str, items: list[tuple[int, Any]]) -> None:
         with self._lock:
             box = self._mailboxes.get(step_key)
             if box is None:
@@ -180,15 +325,27 @@ class TaskActorImpl:
         for slot, value in items:
             Rendezvous.send(box, slot, value)
 
-    def run(self, key: str, step_key: str, args: dict[int, Any], n_retvals: int,
-            trace: bool) -> tuple[dict[int, Any], bytes]:
-        """Runs partition ``key`` for one step; returns its fetched values by index and
-        (when tracing) its DeviceStepStats bytes."""
+    def _registered(self, key: str) -> _Registered:
         registered = self._partitions.get(key)
         if registered is None:
             raise errors.AbortedError(None, None, f"Partition {key} is not registered on "
                                                   f"{self.task_name} (actor restarted?)")
+        return registered
+
+    def run(self, key: str, step_key: str, args: dict[int, Any], n_retvals: int,
+            trace: bool, exchange: Exchange | None = None) -> tuple[dict[int, Any], bytes]:
+        """Runs partition ``key`` for one step; returns its fetched values by index and
+        (when tracing) its DeviceStepStats bytes. ``exchange``: this is the client's own
+        partition, trading tensors with partitions started by ``run_begin``."""
+        self._calls["run"] += 1
+        registered = self._registered(key)
         box = self._mailbox(step_key, registered)
+        box._exchange = exchange
+        return self._execute(registered, box, step_key, args, n_retvals, trace)
+
+    def _execute(self, registered: _Registered, box: _RemoteRendezvous, step_key: str,
+                 args: dict[int, Any], n_retvals: int,
+                 trace: bool) -> tuple[dict[int, Any], bytes]:
         n_args = (max(args) + 1) if args else 0
         arg_list = [None] * n_args
         for i, v in args.items():
@@ -204,7 +361,7 @@ class TaskActorImpl:
                 ex.run_full(step)
             else:
                 ex.run(step)
-            box.flush()
+            box.flush(final=True)
         except BaseException as e:
             box.abort(e)
             raise
@@ -213,6 +370,59 @@ class TaskActorImpl:
                 self._mailboxes.pop(step_key, None)
         out = {i: v for i, v in enumerate(step.retvals) if v is not None}
         return out, stats.SerializeToString() if stats is not None else b""
+
+    def run_begin(self, key: str, step_key: str, args: dict[int, Any], n_retvals: int,
+                  trace: bool) -> tuple[list[tuple[int, Any]], Any]:
+        """Starts partition ``key`` for one step and answers with the tensors it sends
+        its caller (the client's own task) until it first waits on the caller, or
+        finishes: (tensors, None), or (tensors, run's outcome) when it finished. A
+        partition not finished by then is waited for with :meth:`finish`."""
+        self._calls["run_begin"] += 1
+        registered = self._registered(key)
+        box = self._mailbox(step_key, registered)
+        reply = box._reply = _Reply(registered.caller, registered.caller_slots)
+        run = _Run()
+        with self._lock:
+            self._runs[step_key] = run
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(MAX_CONCURRENCY,
+                                                thread_name_prefix="graphcore-partition")
+
+        def execute() -> None:
+            try:
+                run.result = self._execute(registered, box, step_key, args, n_retvals, trace)
+            except BaseException as e:
+                run.error = e
+            finally:
+                run.done.set()
+                reply.release()
+
+        self._pool.submit(execute)
+        reply.ready.wait()
+        items = reply.take()
+        if not run.done.is_set():
+            return items, None
+        with self._lock:
+            self._runs.pop(step_key, None)
+        return items, run.outcome()
+
+    def finish(self, step_key: str, items: list[tuple[int, Any]]) -> tuple[dict[int, Any],
+                                                                            bytes]:
+        """Delivers the caller's last tensors to a partition started by ``run_begin``
+        and returns its outcome once it finishes (``run``'s result)."""
+        self._calls["finish"] += 1
+        with self._lock:
+            run = self._runs.get(step_key)
+        if run is None:
+            raise errors.AbortedError(None, None, f"Step {step_key} is not running on "
+                                                  f"{self.task_name} (cancelled?)")
+        if items and not run.done.is_set():
+            self._deliver(step_key, items)
+        run.done.wait()
+        with self._lock:
+            self._runs.pop(step_key, None)
+            self._pending.pop(step_key, None)  # tensors that came after the end
+        return run.outcome()
 
     def run_main(self, fn: Callable, task_index: int, args: tuple, env: dict) -> Any:
         """Runs a launched ``main(task_index, *args)`` in this task's process, the way
@@ -223,6 +433,12 @@ class TaskActorImpl:
         os.environ.update(env)
         with ops.Graph().as_default():  # a fresh default graph per launch
             return fn(task_index, *args)
+
+    def call_counts(self) -> dict[str, int]:
+        """How many step calls this task has served, by kind (``run``, ``run_begin``,
+        ``finish``, ``deliver``), and how many run_begin partitions are still open."""
+        with self._lock:
+            return {**self._calls, "open": len(self._runs)}
 
     def variable_names(self) -> list[str]:
         return sorted(name for _, name in self.resources.variables())

@@ -3,8 +3,10 @@
 It reuses graphcore's passes unchanged: the GraphDef is pruned, placed onto
 ``/job:<job>/replica:0/task:<i>/device:CPU:0`` devices (one task actor each), and
 partitioned with _Send/_Recv pairs; each partition is registered once per cached
-plan on its task's actor.  A step is one asynchronous ``run`` call per partition;
-tensors between partitions go actor to actor, and only fetched values come back.
+plan on its task's actor.  A step is one asynchronous ``run`` call per partition (or,
+for a partition trading tensors with this process's own partition, ``run_begin`` and
+``finish``: see actors.Exchange); tensors between partitions go actor to actor, and
+only fetched values come back.
 """
 
 from __future__ import annotations
@@ -38,12 +40,14 @@ _SWITCH_OPS = frozenset({"Switch", "RefSwitch"})
 
 class RayStepPlan:
     def __init__(self, key: str, feeds: tuple, fetches: tuple, targets: tuple,
-                 parts: list[tuple[Any, str, list[int]]], partition_graphs: list, n_keys: int):
+                 parts: list[tuple], partition_graphs: list, n_keys: int):
         self.key = key
         self.feeds = feeds
         self.fetches = fetches
         self.targets = targets
-        self.parts = parts  # (actor, task name, feed indices it reads, local impl or None)
+        # (actor, task name, feed indices it reads, local impl or None, and for a remote
+        # partition run by run_begin/finish the slots it sends the local one, else None)
+        self.parts = parts
         self.partition_graphs = partition_graphs
         self.n_keys = n_keys
 
@@ -163,16 +167,21 @@ class RayEngine(PlanCache):
                          self.default_device)
         slots = {k: i for i, k in enumerate(step.keys)}
         recv_task: dict[int, str] = {}
+        send_task: dict[int, str] = {}
         for part in step.partitions.values():
             for nd in part.graph_def.node:
                 if nd.op in ("_Send", "_Recv"):
                     slot = slots[_key(nd)]
                     nd.attr["_slot"].i = slot
-                    if nd.op == "_Recv":
-                        recv_task[slot] = part.device.task_name
+                    (recv_task if nd.op == "_Recv" else send_task)[slot] = \
+                        part.device.task_name
         dead_aware = any(n.op in _SWITCH_OPS for p in step.partitions.values()
                          for n in p.graph_def.node)
         plan_key = f"{self._session_id}/{len(self._plans)}"
+        locals_ = {part.device.task_name: actors.local_impl(self.cluster_name, part.device.job,
+                                                             part.device.task)
+                   for part in step.partitions.values()}
+        local_tasks = {t for t, impl in locals_.items() if impl is not None}
         parts = []
         registrations = []
         graphs = []
@@ -181,17 +190,24 @@ class RayEngine(PlanCache):
             actor = self._actor(part.device)
             routes = {slot: self._actors[dst] for slot, dst in recv_task.items()
                       if dst != task and _sends_slot(part.graph_def, slot)}
+            local = locals_[task]
+            # A remote partition trading tensors with this process's own partition runs
+            # by run_begin/finish (see actors.Exchange).
+            caller_slots = frozenset(s for s, t in recv_task.items()
+                                     if t == task and send_task.get(s) in local_tasks)
+            reply_slots = frozenset(s for s, t in send_task.items()
+                                    if t == task and recv_task.get(s) in local_tasks)
             d = part.device
             reg_args = (plan_key, part.graph_def.SerializeToString(),
                         (d.job, d.replica, d.task, d.device_type, d.index, d.incarnation),
-                        len(step.keys), routes, dead_aware)
-            local = actors.local_impl(self.cluster_name, d.job, d.task)
+                        len(step.keys), routes, dead_aware, caller_slots, reply_slots)
             if local is not None:
                 local.register(*reg_args)
             else:
                 registrations.append((task, actor.register.remote(*reg_args)))
             feed_idx = [nd.attr["index"].i for nd in part.graph_def.node if nd.op == "_Arg"]
-            parts.append((actor, task, feed_idx, local))
+            begins = local is None and bool(caller_slots or reply_slots)
+            parts.append((actor, task, feed_idx, local, reply_slots if begins else None))
             graphs.append(part.graph_def)
         for task, ref in registrations:
             self._get(ref, task)
@@ -204,15 +220,22 @@ class RayEngine(PlanCache):
         n = len(plan.fetches)
         pending: dict[Any, tuple[str, Any]] = {}
         local_parts = []
-        for actor, task, feed_idx, local in plan.parts:
+        exchange = actors.Exchange(self._get)
+        for actor, task, feed_idx, local, reply_slots in plan.parts:
             args = {i: feed_values[i] for i in feed_idx}
             if local is not None:
                 local_parts.append((task, local, args))
+            elif reply_slots is not None:
+                exchange.begun(actor.run_begin.remote(plan.key, step_key, args, n, trace),
+                               task, actor, reply_slots)
             else:
                 pending[actor.run.remote(plan.key, step_key, args, n, trace)] = (task, actor)
         values: list[Any] = [None] * n
         stats = step_stats_pb2.StepStats() if trace else None
         first_error: BaseException | None = None
+
+        def running() -> list[tuple[str, Any]]:
+            return list(pending.values()) + [(e.task, e.actor) for e in exchange.entries]
 
         def take(task: str, result: Any) -> None:
             """Merges one partition's fetched values and stats; on its failure, wakes
@@ -222,8 +245,8 @@ class RayEngine(PlanCache):
                 out, stats_bytes = result()
             except errors.OpError as e:
                 if first_error is None:
-                    self._abort(step_key, pending, f"partition on {task} failed: "
-                                                   f"{e.message.splitlines()[0]}")
+                    self._abort(step_key, running(), f"partition on {task} failed: "
+                                                     f"{e.message.splitlines()[0]}")
                 if first_error is None or isinstance(first_error, errors.CancelledError):
                     first_error = e
                 return
@@ -235,12 +258,21 @@ class RayEngine(PlanCache):
         # This process's own task (a launched main): its partition runs right here,
         # while the remote ones run on their actors.
         for task, local, args in local_parts:
-            take(task, functools.partial(local.run, plan.key, step_key, args, n, trace))
+            take(task, functools.partial(local.run, plan.key, step_key, args, n, trace,
+                                         exchange if exchange.entries else None))
+        for entry in exchange.entries:
+            if first_error is None and not entry.answered:  # its answer went unused
+                take(entry.task, functools.partial(_settled, exchange, entry))
+            if entry.outcome is not None:
+                take(entry.task, lambda e=entry: e.outcome)
+            elif first_error is None:
+                pending[entry.actor.finish.remote(step_key, entry.final)] = (entry.task,
+                                                                              entry.actor)
         while pending:
             ready, _ = ray.wait(list(pending), num_returns=1, timeout=self.step_timeout)
             if not ready:
                 tasks = ", ".join(sorted(t for t, _ in pending.values()))
-                self._abort(step_key, pending, "step timed out")
+                self._abort(step_key, running(), "step timed out")
                 raise errors.DeadlineExceededError(
                     None, None, f"Step did not finish within {self.step_timeout} s; waiting "
                                 f"on {tasks}")
@@ -253,8 +285,8 @@ class RayEngine(PlanCache):
             run_metadata.step_stats.MergeFrom(stats)
         return values
 
-    def _abort(self, step_key: str, pending: dict, message: str) -> None:
-        for _, actor in pending.values():
+    def _abort(self, step_key: str, running: list[tuple[str, Any]], message: str) -> None:
+        for _, actor in running:
             try:
                 actor.abort_step.remote(step_key, message)
             except Exception:  # a dead actor: nothing to wake
@@ -290,6 +322,12 @@ class RayEngine(PlanCache):
             except Exception:
                 pass
         self._plans.clear()
+
+
+def _settled(exchange: actors.Exchange, entry: Any) -> tuple[dict[int, Any], bytes]:
+    """Takes a run_begin answer the local partition did not need (no fetched values)."""
+    exchange.settle(entry)
+    return {}, b""
 
 
 def _key(nd: Any) -> str:

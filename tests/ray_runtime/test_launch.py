@@ -94,3 +94,52 @@ def test_launch_sizes_every_task_actor_with_job_resources(cluster_name):
     assert got == [{"CPU": 0.5}, {"CPU": 0.5}]
     ps = ray.get_actor(actors.actor_name(cluster_name, "ps", 0), namespace=actors.NAMESPACE)
     assert ray.get(ps.assigned_resources.remote()) == {"CPU": 0.25}
+
+
+def test_a_launched_step_trades_with_the_ps_in_two_calls(cluster_name):
+    """The ps partition needs the worker's x before it can send y, and the worker's z
+    after: run_begin answers once the ps waits on the worker, the worker's x goes by
+    deliver, y comes back by deliver, and z rides in the finish call."""
+    cluster = {"ps": 1, "worker": 1}
+
+    def main(task_index):
+        import ray
+
+        import graphcore as tf
+        import ray_runtime as rr
+        from ray_runtime import actors
+
+        with tf.device("/job:ps/task:0"):
+            total = tf.Variable(0.0, name="total")
+        with tf.device("/job:worker/task:0"):
+            a = tf.placeholder(tf.float32, [], name="a")
+            x = a * 2.0
+        with tf.device("/job:ps/task:0"):
+            y = x + 1.0
+        with tf.device("/job:worker/task:0"):
+            z = y * 3.0
+        with tf.device("/job:ps/task:0"):
+            update = tf.assign_add(total, z)
+            with tf.control_dependencies([tf.Assert(tf.less(y, 5.0), [y], name="y_small")]):
+                bad = tf.identity(y)
+        sess = rr.worker_session(cluster, task_index, cluster_name)
+        sess.run(tf.global_variables_initializer())
+        ps = ray.get_actor(actors.actor_name(cluster_name, "ps", 0), actors.NAMESPACE)
+        before = ray.get(ps.call_counts.remote())
+        results = [float(v) for v in (sess.run([update, z], {a: 1.0})[0],
+                                      sess.run([update, z], {a: 2.0})[0])]
+        after = ray.get(ps.call_counts.remote())
+        try:
+            sess.run(bad, {a: 2.0})
+            error = None
+        except tf.errors.InvalidArgumentError as e:
+            error = e.message.splitlines()[0]
+        results.append(float(sess.run(update, {a: 0.0})))
+        sess.close()
+        return results, {k: after[k] - before[k] for k in after}, error
+
+    [(values, calls, error)] = ray_runtime.launch(main, cluster, cluster_name=cluster_name)
+    # z = (2a + 1) * 3: 9 then 15; then 3 more.
+    assert values == [9.0, 24.0, 27.0]
+    assert calls == {"run": 0, "run_begin": 2, "finish": 2, "deliver": 2, "open": 0}
+    assert error is not None and "assertion failed" in error
