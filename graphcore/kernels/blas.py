@@ -24,13 +24,14 @@ function when a plan is built (:func:`matmul_fn`), so the choice costs nothing p
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import importlib.metadata
 import importlib.util
 import logging
 import os
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
@@ -140,12 +141,29 @@ def _onednn_path() -> str | None:
     return None
 
 
-def _load_openblas(path: str) -> _OpenBLAS:
-    saved = {k: os.environ.pop(k) for k in _FORCING_VARIABLES if k in os.environ}
+@contextlib.contextmanager
+def _environ(changes: dict[str, str | None]) -> Iterator[None]:
+    """The environment with ``changes`` (None removes a variable) while a library loads
+    and reads it; restored afterwards."""
+    saved = {k: os.environ.get(k) for k in changes}
+    for k, v in changes.items():
+        if v is None:
+            os.environ.pop(k, None)
+        else:
+            os.environ[k] = v
     try:
-        return _OpenBLAS(path)
+        yield
     finally:
-        os.environ.update(saved)
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
+def _load_openblas(path: str) -> _OpenBLAS:
+    with _environ(dict.fromkeys(_FORCING_VARIABLES)):
+        return _OpenBLAS(path)
 
 
 def _load_onednn(path: str) -> _OneDNN:
@@ -155,13 +173,8 @@ def _load_onednn(path: str) -> _OneDNN:
     otherwise take a core from the numpy kernels that follow a product, and from the
     intra-op threads of the training updates."""
     chosen = {"OMP_WAIT_POLICY", "GOMP_SPINCOUNT"} & os.environ.keys()
-    if not chosen:
-        os.environ["GOMP_SPINCOUNT"] = "10000"
-    try:
+    with _environ({} if chosen else {"GOMP_SPINCOUNT": "10000"}):
         return _OneDNN(path)
-    finally:
-        if not chosen:
-            del os.environ["GOMP_SPINCOUNT"]
 
 
 def _agrees_with_numpy(lib: Any) -> bool:
