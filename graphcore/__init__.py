@@ -31,9 +31,11 @@ from graphcore.framework.tensor_util import MakeNdarray as make_ndarray
 from graphcore.framework.tensor_util import make_tensor_proto
 from graphcore.framework.session_stack import get_default_session
 from graphcore.client.session import InteractiveSession, Session
+from graphcore.runtime import constant_folding as _constant_folding
 from graphcore.framework.importer import import_graph_def
 from graphcore.ops.array_ops import *
 from graphcore.ops.control_flow_ops import *
+from graphcore.ops.while_loop import *
 from graphcore.ops.math_ops import *
 from graphcore.ops.state_ops import *
 from graphcore.ops.variables import *

@@ -33,7 +33,7 @@ def worker_session(cluster: Any, task_index: int, cluster_name: str,
                    target: str = "ray://auto", graph: Any = None, config: Any = None) -> Any:
     """A session for worker ``task_index`` of a between-graph replicated job: unpinned
     ops run on that worker's task, variables live on the shared ps actors."""
-    from ray_runtime import session
+    from ray_runtime.sessions import session
 
     return session(f"{target}{'&' if '?' in target else '?'}task={task_index}",
                    cluster=cluster, graph=graph, config=config, cluster_name=cluster_name)

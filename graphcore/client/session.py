@@ -8,7 +8,6 @@ of the fetches.
 
 from __future__ import annotations
 
-import importlib
 import threading
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -18,6 +17,7 @@ import numpy as np
 from graphcore.framework import errors, session_stack
 from graphcore.framework import ops as ops_lib
 from graphcore.protobuf import config_pb2
+from graphcore.runtime import engines
 
 # -- fetches ------------------------------------------------------------------------------
 
@@ -154,7 +154,7 @@ class BaseSession:
         self._graph = graph
         self._target = target
         self._config = config or config_pb2.ConfigProto()
-        self._engine = _make_engine(target, self._config)
+        self._engine = engines.make_engine(target, self._config)
         self._closed = False
         self._sent_version = 0
         self._extend_lock = threading.Lock()
@@ -378,20 +378,3 @@ class _DeviceAttributes:
 
     def __repr__(self) -> str:
         return f"_DeviceAttributes({self.name}, {self.device_type}, 0, {self.incarnation})"
-
-
-def _make_engine(target: str, config: config_pb2.ConfigProto) -> Any:
-    if target in ("", "local", None):
-        from graphcore.runtime.engine import LocalEngine
-
-        return LocalEngine(config)
-    if target.startswith("ray://"):
-        # The distributed engine is a separate package (graphcore itself never imports
-        # ray); it is loaded by name when a session asks for it.
-        try:
-            engine_module = importlib.import_module("ray_runtime")
-        except ImportError as e:
-            raise errors.UnimplementedError(
-                None, None, f"ray:// targets need the ray_runtime package and Ray: {e}") from None
-        return engine_module.make_engine(target, config)
-    raise errors.InvalidArgumentError(None, None, f"Unknown session target '{target}'")

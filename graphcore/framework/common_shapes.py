@@ -84,3 +84,18 @@ def merge_dims(a: list | None, b: list | None) -> list | None:
                              f"Shapes are {debug_string(a)} and {debug_string(b)}.")
         out.append(x if x is not None else y)
     return out
+
+
+def dims_of(shape: shape_lib.TensorShape) -> list | None:
+    """A shape as a list of dims (None = unknown), or None for an unknown rank."""
+    return None if shape.ndims is None else shape.as_list()
+
+
+def with_rank(dims: list | None, rank: int) -> list:
+    """InferenceContext::WithRank on a dims list: unknown dims of ``rank`` for an unknown
+    rank, else ``dims`` when it has that rank (ValueError with TF's message otherwise)."""
+    if dims is None:
+        return [None] * rank
+    if len(dims) != rank:
+        raise ValueError(f"Shape must be rank {rank} but is rank {len(dims)}")
+    return dims

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numbers
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
@@ -429,47 +429,16 @@ def MakeNdarray(tensor: Any) -> np.ndarray:  # noqa: N802 - TensorFlow's name
 make_ndarray = MakeNdarray
 
 
-# Ops whose value graph building may compute when all their inputs are known (TF's shape
-# inference evaluates such small constant subgraphs); run through their CPU kernels.
-_FOLDABLE = frozenset({
-    "ConcatV2", "Fill", "StridedSlice", "Unpack", "Reshape", "ExpandDims", "Squeeze", "Slice",
-    "GatherV2", "Transpose", "Tile", "Range", "ZerosLike", "OnesLike", "Pad", "PadV2",
-    "ReverseV2", "Split", "SplitV", "Equal", "NotEqual", "Add", "AddV2", "Sub", "Mul", "Neg",
-    "FloorDiv", "FloorMod", "Maximum", "Minimum", "Prod", "Sum", "Max", "Min", "Less",
-    "LessEqual", "Greater", "GreaterEqual", "LogicalAnd", "LogicalOr", "LogicalNot",
-    "Select", "SelectV2", "InvertPermutation", "ConcatOffset", "BroadcastArgs", "OneHot",
-})
-_FOLD_MAX_ELEMENTS = 1024
+# Evaluates small constant subgraphs (TF's shape inference does): set by
+# graphcore.runtime.constant_folding, which runs kernels (the framework never imports them).
+_constant_folder: Callable[[Any, int], np.ndarray | None] | None = None
 
 
-def _fold(op: Any, index: int) -> np.ndarray | None:
-    values = []
-    for t in op.inputs:
-        v = constant_value(t)
-        if v is None or np.size(v) > _FOLD_MAX_ELEMENTS:
-            return None
-        values.append(v)
-    out_shape = op.outputs[index].shape
-    if out_shape.is_fully_defined() and out_shape.num_elements() > _FOLD_MAX_ELEMENTS:
-        return None
-    try:
-        import graphcore.kernels  # noqa: F401 - registers the kernels
-        from graphcore.kernels import registry
-
-        kdef = registry.find_kernel(op.type, "CPU", op._attrs)
-        if kdef is None or kdef.needs_step:
-            return None
-        ctx = registry.KernelContext(op.node_def, "", "CPU", None,
-                                     [t.dtype for t in op.inputs],
-                                     [t.dtype for t in op.outputs])
-        with np.errstate(all="ignore"):  # as the executor runs kernels
-            result = kdef.factory(ctx)(*values)[index]
-    except Exception:
-        return None
-    result = np.asarray(result)
-    if result.size > _FOLD_MAX_ELEMENTS:
-        return None
-    return result
+def register_constant_folder(folder: Callable[[Any, int], np.ndarray | None]) -> None:
+    """Makes ``folder(op, output_index)`` compute the values :func:`constant_value` does not
+    know by itself (None when it can't)."""
+    global _constant_folder
+    _constant_folder = folder
 
 
 def constant_value(tensor: Any) -> np.ndarray | None:
@@ -517,6 +486,6 @@ def constant_value(tensor: Any) -> np.ndarray | None:
         if value is None:
             return None
         return value.astype(op.outputs[0].dtype.as_numpy_dtype)
-    if op_type in _FOLDABLE:
-        return _fold(op, tensor.value_index)
+    if _constant_folder is not None:
+        return _constant_folder(op, tensor.value_index)
     return None

@@ -7,14 +7,24 @@ the device, and _Recv on a CPU (and the session's fetch) move device arrays back
 from __future__ import annotations
 
 from graphcore.framework import tensor_util
+from graphcore.framework.rendezvous_key import rendezvous_key_from_attrs
 from graphcore.kernels.registry import KernelContext, register_kernel
-from graphcore.runtime.devices import gpu_count
-from graphcore.runtime.rendezvous import rendezvous_key_from_attrs
 
 try:
     import cupy as cp
 except Exception:  # pragma: no cover - depends on the machine
     cp = None
+
+def gpu_count() -> int:
+    """GPUs CuPy can see (0 when CuPy is absent or no GPU is visible)."""
+    try:
+        import cupy  # noqa: F401
+        from cupy.cuda import runtime
+
+        return int(runtime.getDeviceCount())
+    except Exception:
+        return 0
+
 
 AVAILABLE = cp is not None and gpu_count() > 0
 

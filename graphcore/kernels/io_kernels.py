@@ -1,6 +1,6 @@
 """CPU kernels of the checkpoint ops (SaveV2, RestoreV2, MergeV2Checkpoints,
 ShardedFilename), reading and writing TensorFlow's V2 checkpoint format through
-:mod:`graphcore.train.checkpoint_format`."""
+:mod:`graphcore.lib.io.checkpoint_format`."""
 
 from __future__ import annotations
 
@@ -10,14 +10,8 @@ import numpy as np
 
 from graphcore.framework import errors
 from graphcore.kernels.registry import KernelContext, register_kernel
+from graphcore.lib.io import checkpoint_format
 from graphcore.ops import io_ops  # noqa: F401 - the op registrations these kernels serve
-
-
-def _fmt():
-    # Imported on first use: graphcore.train pulls in much of graphcore.
-    from graphcore.train import checkpoint_format
-
-    return checkpoint_format
 
 
 def _text(value: Any) -> str:
@@ -67,7 +61,6 @@ def _check_whole(names: list[str], slices: list[str], op: str) -> None:
 @register_kernel("SaveV2")
 def _save_v2(ctx: KernelContext):
     dtypes = ctx.attr("dtypes")
-    fmt = _fmt()
 
     def compute(prefix, tensor_names, shape_and_slices, *tensors):
         path, names, slices = _validate(prefix, tensor_names, shape_and_slices)
@@ -75,13 +68,13 @@ def _save_v2(ctx: KernelContext):
             raise errors.InvalidArgumentError(
                 None, None, f"Got {len(names)} tensor names but {len(tensors)} tensors.")
         _check_whole(names, slices, "SaveV2")
-        writer = fmt.BundleWriter(path)
+        writer = checkpoint_format.BundleWriter(path)
         try:
             for name, dtype, value in zip(names, dtypes, tensors):
                 writer.add(name, value, dtype)
         except OSError as e:
             writer.abort()
-            raise fmt.os_error(e, f"Failed to write checkpoint {path}") from None
+            raise checkpoint_format.os_error(e, f"Failed to write checkpoint {path}") from None
         except BaseException:
             writer.abort()
             raise
@@ -94,7 +87,6 @@ def _save_v2(ctx: KernelContext):
 @register_kernel("RestoreV2")
 def _restore_v2(ctx: KernelContext):
     dtypes = ctx.attr("dtypes")
-    fmt = _fmt()
 
     def compute(prefix, tensor_names, shape_and_slices):
         path, names, slices = _validate(prefix, tensor_names, shape_and_slices)
@@ -102,7 +94,7 @@ def _restore_v2(ctx: KernelContext):
             raise errors.InvalidArgumentError(
                 None, None, f"Got {len(names)} tensor names but {len(dtypes)} dtypes.")
         _check_whole(names, slices, "RestoreV2")
-        reader = fmt.BundleReader(path)
+        reader = checkpoint_format.BundleReader(path)
         out = []
         for name, dtype in zip(names, dtypes):
             stored = reader.dtype(name)
@@ -120,7 +112,6 @@ def _restore_v2(ctx: KernelContext):
 def _merge_v2(ctx: KernelContext):
     delete_old_dirs = ctx.node_def.attr["delete_old_dirs"].b
     allow_missing = ctx.node_def.attr["allow_missing_files"].b
-    fmt = _fmt()
 
     def compute(checkpoint_prefixes, destination_prefix):
         sources = _strings(checkpoint_prefixes)
@@ -129,7 +120,7 @@ def _merge_v2(ctx: KernelContext):
             raise errors.InvalidArgumentError(
                 None, None, "Input destination_prefix should be a scalar tensor, got "
                             f"{_shape_text(dest.shape)} instead.")
-        fmt.merge_bundles(sources, _text(dest), delete_old_dirs, allow_missing)
+        checkpoint_format.merge_bundles(sources, _text(dest), delete_old_dirs, allow_missing)
         return ()
 
     return compute

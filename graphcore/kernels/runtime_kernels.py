@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from graphcore.framework.rendezvous_key import rendezvous_key_from_attrs
 from graphcore.kernels.registry import KernelContext, register_kernel
-from graphcore.runtime.rendezvous import rendezvous_key_from_attrs
 
 
 @register_kernel("_Arg", "CPU", needs_step=True)

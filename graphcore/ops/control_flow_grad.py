@@ -13,6 +13,7 @@ from __future__ import annotations
 from graphcore.framework import ops as ops_lib
 from graphcore.framework.gradient_registry import NotDifferentiable, RegisterGradient
 from graphcore.ops import control_flow_ops as cf
+from graphcore.ops import control_flow_util, while_loop
 
 for _op in ("LoopCond", "ControlTrigger", "Assert", "StackV2", "StackPushV2", "StackPopV2",
             "StackCloseV2"):
@@ -24,12 +25,12 @@ def _switch_grad(op, *grad):
     graph = ops_lib.get_default_graph()
     op_ctxt = op._control_flow_context
     grad_ctxt = graph._get_control_flow_context()
-    if isinstance(op_ctxt, cf.WhileContext):
+    if isinstance(op_ctxt, while_loop.WhileContext):
         merge_grad = grad_ctxt.grad_state.switch_map.get(op)
         if merge_grad is not None:
             # Second visit, from the body (Identity) side: the back edge of the Merge.
             if grad[1] is not None:
-                cf._add_next_and_back_edge(merge_grad, grad[1],
+                while_loop._add_next_and_back_edge(merge_grad, grad[1],
                                            enforce_shape_invariant=False)
             return None, None
         if grad[0] is not None:
@@ -60,9 +61,9 @@ def _ref_switch_grad(op, *grads):
 def _merge_grad(op, grad, _):
     input_op = op._inputs[0].op
     graph = ops_lib.get_default_graph()
-    op_ctxt = cf._get_output_context(input_op)
+    op_ctxt = control_flow_util.get_output_context(input_op)
     grad_ctxt = graph._get_control_flow_context()
-    if isinstance(op_ctxt, cf.WhileContext):
+    if isinstance(op_ctxt, while_loop.WhileContext):
         return cf._switch_ref_or_tensor(grad, grad_ctxt.pivot)
     if isinstance(op_ctxt, cf.CondContext):
         pred = op_ctxt.pred
@@ -100,7 +101,7 @@ def _exit_grad(op, grad):
         raise TypeError("Second-order gradient for while loops not supported.")
     grad_ctxt.AddName(grad.name)
     grad_ctxt.Enter()
-    result = cf._enter(grad, grad_ctxt.name, is_constant=False,
+    result = while_loop._enter(grad, grad_ctxt.name, is_constant=False,
                        parallel_iterations=grad_ctxt.parallel_iterations, name="b_exit")
     grad_ctxt.loop_enters.append(result)
     grad_ctxt.Exit()
@@ -128,7 +129,7 @@ def _enter_grad(op, grad):
         # A loop invariant: its gradient sums over the iterations.
         result = grad_ctxt.AddBackpropAccumulator(op, grad)
     else:
-        result = cf.exit(grad)
+        result = while_loop.exit(grad)
         grad_ctxt.loop_exits.append(result)
         grad_ctxt.ExitResult([result])
     return result

@@ -11,7 +11,7 @@ from typing import Any
 from graphcore.framework import dtypes as dtypes_lib
 from graphcore.framework import ops as ops_lib
 from graphcore.framework import tensor_util
-from graphcore.ops import array_ops, data_flow_ops
+from graphcore.ops import array_ops, control_flow_util, data_flow_ops, while_loop
 from graphcore.ops import control_flow_ops as cf
 
 
@@ -21,7 +21,7 @@ def _get_loop_constant_enter(value: Any) -> Any:
     op = value.op
     while op.type in id_ops:
         op = op._inputs[0].op
-    return op if cf._is_loop_constant_enter(op) else None
+    return op if control_flow_util.is_loop_constant_enter(op) else None
 
 
 def _is_constant(t: Any) -> bool:
@@ -31,7 +31,7 @@ def _is_constant(t: Any) -> bool:
 class GradLoopState:
     """The gradient loop of one forward while loop (TF's GradLoopState)."""
 
-    def __init__(self, forward_ctxt: cf.WhileContext, outer_grad_state: GradLoopState | None):
+    def __init__(self, forward_ctxt: while_loop.WhileContext, outer_grad_state: GradLoopState | None):
         self._outer_grad_state = outer_grad_state
         self._forward_context = None
         self._forward_index = None
@@ -64,7 +64,7 @@ class GradLoopState:
             history_cnt = outer_grad_state.AddForwardAccumulator(cnt)
             outer_grad_ctxt = outer_grad_state.grad_context
             outer_grad_ctxt.Enter()
-            self._grad_context = cf.WhileContext(
+            self._grad_context = while_loop.WhileContext(
                 maximum_iterations=forward_ctxt.maximum_iterations,
                 parallel_iterations=forward_ctxt.parallel_iterations,
                 back_prop=forward_ctxt.back_prop, swap_memory=forward_ctxt.swap_memory,
@@ -76,7 +76,7 @@ class GradLoopState:
         else:
             if outer_forward_ctxt is not None:
                 outer_forward_ctxt.Enter()
-            self._grad_context = cf.WhileContext(
+            self._grad_context = while_loop.WhileContext(
                 maximum_iterations=forward_ctxt.maximum_iterations,
                 parallel_iterations=forward_ctxt.parallel_iterations,
                 back_prop=forward_ctxt.back_prop, swap_memory=forward_ctxt.swap_memory,
@@ -146,7 +146,7 @@ class GradLoopState:
                     curr_ctxt.Exit()
                 enter_acc = self.forward_context.AddValue(acc)
                 swap_enabled = self.forward_context.swap_memory
-                value_ctxt = cf._get_output_context(value.op)
+                value_ctxt = control_flow_util.get_output_context(value.op)
                 if value_ctxt is self.forward_context:
                     self.forward_context.Enter()
                     push = data_flow_ops.stack_push_v2(enter_acc, value,
@@ -243,12 +243,12 @@ class ControlFlowState:
         self._map: dict[Any, GradLoopState] = {}
 
     def GetGradState(self, op: ops_lib.Operation, before: bool) -> Any:  # noqa: N802
-        if before and cf._is_loop_exit(op):
+        if before and control_flow_util.is_loop_exit(op):
             forward_ctxt = op._control_flow_context.outer_context
             if forward_ctxt is not None:
                 forward_ctxt = forward_ctxt.GetWhileContext()
         else:
-            forward_ctxt = cf._get_while_context(op)
+            forward_ctxt = control_flow_util.get_while_context(op)
         if forward_ctxt is not None:
             return self._map.get(forward_ctxt)
         return None
@@ -280,7 +280,7 @@ class ControlFlowState:
 
     def AddWhileContext(self, op: ops_lib.Operation, between_op_list: list,  # noqa: N802
                         between_ops: set) -> None:
-        forward_ctxt = cf._get_while_context(op)
+        forward_ctxt = control_flow_util.get_while_context(op)
         grad_state = self._map.get(forward_ctxt)
         if grad_state is None:
             outer_forward_ctxt = forward_ctxt.outer_context
@@ -329,10 +329,10 @@ class ControlFlowState:
         return result
 
     def ZerosLike(self, op: ops_lib.Operation, index: int) -> Any:  # noqa: N802
-        if cf._is_loop_switch(op):
+        if control_flow_util.is_loop_switch(op):
             return None
-        dead_branch = cf._is_switch(op)
-        forward_ctxt = cf._get_while_context(op)
+        dead_branch = control_flow_util.is_switch(op)
+        forward_ctxt = control_flow_util.get_while_context(op)
         grad_state = self._map.get(forward_ctxt)
         if grad_state is None:
             return array_ops.zeros_like(op._outputs[index])
@@ -379,7 +379,7 @@ class ControlFlowState:
                     if shape.is_fully_defined():
                         grad_state.grad_context.Enter()
                         grad_val = array_ops.constant(0, dtype=dtype, shape=shape.as_list())
-                        next_grad_val = cf._next_iteration(grad_val)
+                        next_grad_val = while_loop._next_iteration(grad_val)
                         grad_state.grad_context.Exit()
                     else:
                         outer_grad_ctxt = grad_state.grad_context.outer_context
@@ -391,7 +391,7 @@ class ControlFlowState:
                         if outer_grad_ctxt is not None:
                             outer_grad_ctxt.Exit()
                         grad_state.grad_context.Enter()
-                        next_grad_val = cf._next_iteration(grad_val)
+                        next_grad_val = while_loop._next_iteration(grad_val)
                         grad_state.grad_context.Exit()
                     cf._update_input(b_merge.op, 1, next_grad_val)
 
@@ -401,7 +401,7 @@ def MaybeCreateControlFlowState(between_op_list: list, between_ops: set,  # noqa
     """A ControlFlowState when ops between xs and ys include a loop's Exit, else None."""
     loop_state = None
     for op in between_op_list:  # (grows as loops add their exits, as TF)
-        if cf._is_loop_exit(op):
+        if control_flow_util.is_loop_exit(op):
             if loop_state is None:
                 loop_state = ControlFlowState()
             if colocate_gradients_with_ops:

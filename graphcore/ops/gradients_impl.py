@@ -14,7 +14,7 @@ from typing import Any
 from graphcore.framework import gradient_registry
 from graphcore.framework import ops as ops_lib
 from graphcore.framework.tensor_conversion import convert_to_tensor
-from graphcore.ops import control_flow_ops, control_flow_state
+from graphcore.ops import control_flow_state, control_flow_util
 
 __all__ = ["gradients", "AggregationMethod"]
 
@@ -182,10 +182,10 @@ def gradients(ys: Any, xs: Any, grad_ys: Any = None, name: str = "gradients",
                 pending[src] -= 1
                 ready = pending[src] == 0
                 if loop_state is not None and not ready:
-                    ready = pending[src] > 0 and control_flow_ops._is_loop_switch(src)
+                    ready = pending[src] > 0 and control_flow_util.is_loop_switch(src)
                 if not ready:
                     continue
-                if loop_state is not None and control_flow_ops._is_loop_exit(src):
+                if loop_state is not None and control_flow_util.is_loop_exit(src):
                     _defer_exit(src, grads, queue, loop_state)
                 else:
                     queue.append(src)

@@ -1,7 +1,7 @@
 """Checkpoint ops: SaveV2, RestoreV2, MergeV2Checkpoints, ShardedFilename.
 
 OpDefs are TensorFlow's; the CPU kernels live in :mod:`graphcore.kernels.io_kernels`
-and write TensorFlow's V2 checkpoint format (:mod:`graphcore.train.checkpoint_format`).
+and write TensorFlow's V2 checkpoint format (:mod:`graphcore.lib.io.checkpoint_format`).
 """
 
 from __future__ import annotations

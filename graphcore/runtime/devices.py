@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from graphcore.framework import device as device_lib
+from graphcore.kernels.gpu_kernels import gpu_count
 
 
 @dataclass(frozen=True)
@@ -42,17 +43,6 @@ class Device:
         if spec.device_index is not None and spec.device_index != self.index:
             return False
         return True
-
-
-def gpu_count() -> int:
-    """GPUs CuPy can see (0 when CuPy is absent or no GPU is visible)."""
-    try:
-        import cupy  # noqa: F401
-        from cupy.cuda import runtime
-
-        return int(runtime.getDeviceCount())
-    except Exception:
-        return 0
 
 
 def local_devices(config: Any = None, job: str = "localhost", task: int = 0) -> list[Device]:

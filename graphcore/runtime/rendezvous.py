@@ -11,18 +11,10 @@ import threading
 from typing import Any
 
 from graphcore.framework import errors
-
-
-def rendezvous_key(send_device: str, incarnation: int, recv_device: str,
-                   tensor_name: str) -> str:
-    return f"{send_device};{incarnation:016x};{recv_device};{tensor_name};0:0"
-
-
-def rendezvous_key_from_attrs(node_def: Any) -> str:
-    """The key of a _Send/_Recv node, from its attrs."""
-    a = node_def.attr
-    return rendezvous_key(a["send_device"].s.decode(), a["send_device_incarnation"].i,
-                          a["recv_device"].s.decode(), a["tensor_name"].s.decode())
+from graphcore.framework.rendezvous_key import (  # noqa: F401 - the runtime's names too
+    rendezvous_key,
+    rendezvous_key_from_attrs,
+)
 
 
 class Rendezvous:

@@ -22,14 +22,15 @@ from graphcore.framework import ops as ops_lib
 from graphcore.protobuf import meta_graph_pb2, variable_pb2
 from graphcore.protobuf.op_def_pb2 import OpList
 
-__all__ = ["export_meta_graph", "import_meta_graph", "read_meta_graph_file"]
+__all__ = ["export_meta_graph", "read_meta_graph_file"]
 
 _log = logging.getLogger("graphcore.train")
 
 META_GRAPH_VERSION = "v1.0"  # what meta_info_def.meta_graph_version says
 
 
-def _prefixed(name: str, scope: str | None) -> str:
+def prefixed_name(name: str, scope: str | None) -> str:
+    """``name`` inside ``scope`` (``scope/name``; unchanged without a scope)."""
     return f"{scope}/{name}" if scope else name
 
 
@@ -99,7 +100,7 @@ def export_meta_graph(filename: str | None = None, meta_info_def: Any = None,
     for key in keys:
         _add_collection(meta, key, graph.get_collection(key), export_scope)
     if filename:
-        from graphcore.train import checkpoint_format
+        from graphcore.lib.io import checkpoint_format
 
         data = (text_format.MessageToString(meta).encode() if as_text
                 else meta.SerializeToString())
@@ -135,7 +136,7 @@ def _restore_collections(graph: ops_lib.Graph, meta: meta_graph_pb2.MetaGraphDef
         if kind == "node_list":
             for name in col.node_list.value:
                 graph.add_to_collection(
-                    key, graph.as_graph_element(_prefixed(name, import_scope)))
+                    key, graph.as_graph_element(prefixed_name(name, import_scope)))
         elif kind == "bytes_list":
             for raw in col.bytes_list.value:
                 vdef = _as_variable_def(graph, raw, import_scope)
@@ -160,7 +161,7 @@ def _as_variable_def(graph: ops_lib.Graph, raw: bytes, import_scope: str | None)
     if not vdef.variable_name or not vdef.initializer_name or not vdef.snapshot_name:
         return None
     try:
-        tensor = graph.as_graph_element(_prefixed(vdef.variable_name, import_scope))
+        tensor = graph.as_graph_element(prefixed_name(vdef.variable_name, import_scope))
     except (KeyError, ValueError, TypeError):
         return None
     return vdef if getattr(tensor, "op", None) is not None and \
@@ -172,18 +173,18 @@ def _variable(graph: ops_lib.Graph, vdef: Any, import_scope: str | None) -> Any:
     from graphcore.ops import variables
 
     cache = graph.__dict__.setdefault("_imported_variables", {})
-    name = _prefixed(vdef.variable_name, import_scope)
+    name = prefixed_name(vdef.variable_name, import_scope)
     var = cache.get(name)
     if var is None:
         var = cache[name] = variables.Variable(variable_def=vdef, import_scope=import_scope)
     return var
 
 
-def import_meta_graph(meta_graph_or_file: Any, clear_devices: bool = False,
-                      import_scope: str | None = None, **kwargs: Any) -> Any:
-    """Imports a MetaGraphDef (or ``.meta`` file) into the default graph; returns a
-    Saver built from its SaverDef, or None when it has none (TF's behaviour)."""
-    del kwargs
+def import_scoped_meta_graph(meta_graph_or_file: Any, clear_devices: bool = False,
+                             import_scope: str | None = None) -> meta_graph_pb2.MetaGraphDef:
+    """Imports a MetaGraphDef (or ``.meta`` file) into the default graph, graph and
+    collections, and returns it (TF's meta_graph.import_scoped_meta_graph; the Saver of
+    ``tf.train.import_meta_graph`` is built by :mod:`graphcore.train.saver`)."""
     if isinstance(meta_graph_or_file, meta_graph_pb2.MetaGraphDef):
         meta = meta_graph_or_file
     elif isinstance(meta_graph_or_file, (bytes, bytearray)):
@@ -198,12 +199,5 @@ def import_meta_graph(meta_graph_or_file: Any, clear_devices: bool = False,
     graph = ops_lib.get_default_graph()
     importer.import_graph_def(gd, name=import_scope or "")
     _restore_collections(graph, meta, import_scope)
-    if not meta.HasField("saver_def"):
-        return None
-    from graphcore.train.saver import Saver, SaverDef
+    return meta
 
-    saver_def = SaverDef.FromString(meta.saver_def.SerializeToString())
-    if import_scope:
-        for field in ("filename_tensor_name", "save_tensor_name", "restore_op_name"):
-            setattr(saver_def, field, _prefixed(getattr(saver_def, field), import_scope))
-    return Saver(saver_def=saver_def)

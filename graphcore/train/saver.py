@@ -13,7 +13,7 @@
 ``save()`` feeds the checkpoint prefix to ``save/Const`` and fetches
 ``save/control_dependency``; ``restore()`` feeds it and runs ``save/restore_all``.
 Checkpoints are TensorFlow's V2 tensor bundles (``prefix.index`` and
-``prefix.data-00000-of-00001``, see :mod:`graphcore.train.checkpoint_format`), so
+``prefix.data-00000-of-00001``, see :mod:`graphcore.lib.io.checkpoint_format`), so
 TensorFlow reads ours and we read its.  Every file, the ``checkpoint`` state file
 included, is written to a temporary name, fsynced and renamed into place.
 
@@ -37,14 +37,16 @@ from google.protobuf import text_format
 from graphcore.framework import dtypes as dtypes_lib
 from graphcore.framework import errors
 from graphcore.framework import ops as ops_lib
+from graphcore.lib.io import checkpoint_format
 from graphcore.ops import array_ops, control_flow_ops, io_ops, state_ops
 from graphcore.protobuf import checkpoint_state_pb2, saver_pb2
-from graphcore.train import checkpoint_format
+from graphcore.train import meta_graph
 
 __all__ = [
     "CheckpointReader",
     "NewCheckpointReader",
     "Saver",
+    "import_meta_graph",
     "SaverDef",
     "checkpoint_exists",
     "generate_checkpoint_state_proto",
@@ -660,8 +662,6 @@ class Saver:
                           graph: Any = None) -> Any:
         """The MetaGraphDef of the graph with this saver's SaverDef (written to
         ``filename`` when given)."""
-        from graphcore.train import meta_graph
-
         return meta_graph.export_meta_graph(
             filename=filename, saver_def=self.saver_def, collection_list=collection_list,
             as_text=as_text, export_scope=export_scope, clear_devices=clear_devices,
@@ -709,3 +709,20 @@ def _cpu0(device: str) -> str:
 
     spec = DeviceSpec.from_string(device or "")
     return spec.replace(device_type="CPU", device_index=0).to_string()
+
+
+def import_meta_graph(meta_graph_or_file: Any, clear_devices: bool = False,
+                      import_scope: str | None = None, **kwargs: Any) -> Saver | None:
+    """Imports a MetaGraphDef (or ``.meta`` file) into the default graph; returns a
+    Saver built from its SaverDef, or None when it has none (TF's behaviour)."""
+    del kwargs
+    meta = meta_graph.import_scoped_meta_graph(meta_graph_or_file, clear_devices,
+                                               import_scope)
+    if not meta.HasField("saver_def"):
+        return None
+    saver_def = SaverDef.FromString(meta.saver_def.SerializeToString())
+    if import_scope:
+        for field in ("filename_tensor_name", "save_tensor_name", "restore_op_name"):
+            setattr(saver_def, field,
+                    meta_graph.prefixed_name(getattr(saver_def, field), import_scope))
+    return Saver(saver_def=saver_def)

@@ -285,8 +285,6 @@ def test_op_names_of_wrappers_on_math_ops_match_tf(case):
     if missing:
         pytest.skip(f"needs math ops {missing}")
     ours, theirs = _names(tf, fn), _names(tf1, fn)
-    if case == "transpose_unknown_rank" and ours != theirs:
-        pytest.xfail("math_ops.range names its scope 'range'; TF uses 'Range'")
     assert ours == theirs
 
 

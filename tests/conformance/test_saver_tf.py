@@ -20,8 +20,8 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 import graphcore as tf  # noqa: E402
 import graphcore.kernels.io_kernels  # noqa: E402, F401 - kernel registrations
 from graphcore.framework import op_registry  # noqa: E402
+from graphcore.lib.io import checkpoint_format as fmt  # noqa: E402
 from graphcore.protobuf import op_def_pb2  # noqa: E402
-from graphcore.train import checkpoint_format as fmt  # noqa: E402
 
 tf_ref = pytest.importorskip("tensorflow")
 tf1 = tf_ref.compat.v1

@@ -13,7 +13,7 @@ import pytest
 
 import graphcore as tf
 import graphcore.kernels.io_kernels  # noqa: F401 - kernel registrations
-from graphcore.train import checkpoint_format as fmt
+from graphcore.lib.io import checkpoint_format as fmt
 from graphcore.train import saver as saver_lib
 
 VALUES = {

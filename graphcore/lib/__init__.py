@@ -1,0 +1,1 @@
+"""Low-level libraries below the graph: file formats (TF's ``core/lib`` and ``core/util``)."""

@@ -1,0 +1,1 @@
+"""File formats: the V2 checkpoint bundle, TFRecord framing."""
