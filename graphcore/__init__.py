@@ -41,6 +41,12 @@ from graphcore.ops.state_ops import *
 from graphcore.ops.variables import *
 from graphcore.ops.random_ops import *
 from graphcore.ops import array_grad, control_flow_grad, math_grad, nn_grad
+import graphcore.ops as _ops_package
+from graphcore.framework.registration import load_modules as _load_modules
+
+# Every op family's modules (gen_*_ops, *_ops, *_grad) register their op definitions and
+# gradients on import: loading the whole package makes a new family one module per concern.
+_load_modules(_ops_package, ("_ops", "_grad"))
 from graphcore.ops.gradients_impl import *
 from graphcore.ops.init_ops import *
 from graphcore.ops.variable_scope import *

@@ -5,9 +5,8 @@ Every ``*_kernels`` module of this package is imported here for its registration
 op family's kernels are added by adding its module, with no list to edit.
 """
 
-import importlib as _importlib
-import pkgutil as _pkgutil
+import sys as _sys
 
-for _module in sorted(m.name for m in _pkgutil.iter_modules(__path__)):
-    if _module.endswith("_kernels"):
-        _importlib.import_module(f"{__name__}.{_module}")
+from graphcore.framework.registration import load_modules as _load_modules
+
+_load_modules(_sys.modules[__name__], ("_kernels",))
