@@ -118,8 +118,9 @@ def _feed_value(tensor: ops_lib.Tensor, value: Any) -> np.ndarray:
         try:
             arr = np.asarray(value, dtype=np_dtype)
         except (TypeError, ValueError) as e:
-            raise TypeError(f"Cannot interpret feed_dict value {value!r} for Tensor "
-                            f"'{tensor.name}' as dtype {dtype.name}: {e}") from None
+            # The class numpy raised, as TF's session lets it through.
+            raise type(e)(f"Cannot interpret feed_dict value {value!r} for Tensor "
+                          f"'{tensor.name}' as dtype {dtype.name}: {e}") from None
         if isinstance(value, np.ndarray) and not np.can_cast(value.dtype, np_dtype,
                                                              casting="same_kind"):
             if not (value.dtype.kind in "iu" and np_dtype is not None
@@ -271,6 +272,8 @@ class BaseSession:
                     feed_values: list, options: Any, run_metadata: Any) -> Any:
         self._extend()
         fetch_names = tuple(mapper.tensors)
+        if not fetch_names and not mapper.targets:
+            return mapper.build([])  # TF runs nothing (fetching [] gives [])
         try:
             plan = self._engine.plan(feed_names, fetch_names, tuple(mapper.targets))
             trace = options is not None and options.trace_level == config_pb2.RunOptions.FULL_TRACE

@@ -30,15 +30,15 @@ def _assign(ctx: KernelContext):
     validate = ctx.node_def.attr["validate_shape"].b
 
     def compute(ref, value):
-        new = np.array(value, dtype=ref.dtype)  # the store owns its copy
         if validate:
             want = ref.value.shape if ref.value is not None else ref.shape
-            if want is not None and new.shape != want:
+            if want is not None and np.shape(value) != tuple(want):
                 raise errors.InvalidArgumentError(
                     None, None, f"Assign requires shapes of both tensors to match. lhs shape= "
-                                f"{_shape_text(want)} rhs shape= {_shape_text(new.shape)}")
+                                f"{_shape_text(want)} rhs shape= "
+                                f"{_shape_text(np.shape(value))}")
         with ref.lock:
-            ref.set(new)
+            ref.assign(value)
         return (ref,)
 
     return compute
@@ -56,7 +56,9 @@ def _update(np_fn, verb: str):
                         None, None, f"Cannot {verb} a value of shape "
                                     f"{_shape_text(np.shape(value))} to a variable of shape "
                                     f"{_shape_text(old.shape)}: shapes must be equal")
-                ref.set(np.asarray(np_fn(old, value), dtype=old.dtype))
+                owned = ref.value_to_update()
+                np_fn(owned, value, out=owned, casting="unsafe")
+                ref.set(owned)
             return (ref,)
 
         return compute

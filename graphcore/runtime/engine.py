@@ -90,6 +90,8 @@ class LocalEngine(PlanCache):
         self.default_spec = device_lib.DeviceSpecV2(
             job=self.default_device.job, replica=self.default_device.replica,
             task=self.default_device.task)
+        # A store handed in (a server's) outlives this engine; its own is cleared on close.
+        self._owns_resources = resources is None
         self.resources = resources or ResourceStore(self.default_device.task_name)
         self._step_ids = itertools.count(1)
         if self.config.intra_op_parallelism_threads > 0:
@@ -185,4 +187,5 @@ class LocalEngine(PlanCache):
             self._pool.shutdown(wait=False, cancel_futures=True)
             self._pool = None
         self._plans.clear()
-        self.resources.clear()
+        if self._owns_resources:
+            self.resources.clear()

@@ -7,7 +7,6 @@ every partition of every step on that task sees the same variable.
 
 from __future__ import annotations
 
-import sys
 import threading
 from typing import Any
 
@@ -17,11 +16,12 @@ from graphcore.framework import errors
 
 
 class VariableState:
-    """A ref variable's storage: a read-only ndarray replaced on every write.
+    """A ref variable's storage: an ndarray that writes update in place, as TF's do.
 
-    Writes build a new array and swap it in under the lock, so a value handed out
-    earlier (a fetch, a tensor in flight) never changes under its reader. An update that
-    nobody can observe may reuse the stored array (:meth:`value_to_update`).
+    TF's reads of a ref variable share its buffer and its Assign/Apply* kernels write into
+    that buffer, so a read that runs after an update in the same step (``tf.identity(v)``
+    under ``control_dependencies([assign])``) sees the new value. The stored array is
+    read-only outside a write, so a fetch copies it and no caller can change it.
     """
 
     __slots__ = ("name", "dtype", "shape", "value", "lock")
@@ -47,44 +47,34 @@ class VariableState:
         self.value = value
         return value
 
+    def assign(self, value: Any) -> np.ndarray:
+        """Writes ``value`` (cast to the variable's dtype) into the stored array when it
+        has the same shape (TF's Assign copies into the existing buffer), else stores a
+        copy of it. Under the lock."""
+        old = self.value
+        if isinstance(old, np.ndarray) and old.base is None and np.shape(value) == old.shape:
+            old.flags.writeable = True
+            try:
+                np.copyto(old, value, casting="unsafe")
+            finally:
+                old.flags.writeable = False
+            return old
+        return self.set(np.array(value, dtype=self.dtype))
+
     @property
     def initialized(self) -> bool:
         return self.value is not None
 
     def value_to_update(self) -> np.ndarray:
         """A writable array holding the value, for an update to write in place and
-        :meth:`set` back (under the lock). It is the stored array itself when no one else
-        holds it (no reader, fetch, view, buffer export or tensor in flight: the array owns
-        its memory and has no references but this store's), so training updates neither
-        copy nor allocate; otherwise a copy."""
-        if _EXCLUSIVE_REFS is not None and _refcount(self) == _EXCLUSIVE_REFS:
-            value = self.value
-            if value is not None and value.base is None:
-                value.flags.writeable = True
-                return value
-        return np.array(self.read())
-
-
-def _refcount(state: VariableState) -> int:
-    value = state.value
-    return sys.getrefcount(value)
-
-
-def _calibrate() -> int | None:
-    """The reference count of a stored value that nothing else holds, measured through
-    the same call as :meth:`VariableState.value_to_update`; None (always copy) when an
-    extra holder would not show in the count, as can happen on interpreters that skip
-    reference counting for local variables."""
-    probe = VariableState("probe", np.dtype(np.float32), ())
-    probe.value = np.zeros(1, np.float32)
-    alone = _refcount(probe)
-    holder = probe.value
-    seen = _refcount(probe)
-    del holder
-    return alone if seen == alone + 1 else None
-
-
-_EXCLUSIVE_REFS = _calibrate()
+        :meth:`set` back (under the lock): the stored array itself when it owns its memory
+        (readers in the step see the update, as TF's), else a copy (a view of a buffer
+        this store does not own, such as one received from another task)."""
+        value = self.read()
+        if value.base is None:
+            value.flags.writeable = True
+            return value
+        return np.array(value)
 
 
 class ResourceStore:

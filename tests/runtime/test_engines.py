@@ -91,4 +91,4 @@ def test_ray_scheme_loads_ray_runtime_through_the_entry_point():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          timeout=120)
     assert out.returncode == 0, out.stderr
-    assert out.stdout.strip() == "ok ['ray']"
+    assert out.stdout.strip() == "ok ['grpc', 'ray']"
