@@ -39,6 +39,7 @@ from graphcore.ops.while_loop import *
 from graphcore.ops.math_ops import *
 from graphcore.ops.state_ops import *
 from graphcore.ops.variables import *
+from graphcore.ops.resource_variable_ops import *
 from graphcore.ops.random_ops import *
 from graphcore.ops import array_grad, control_flow_grad, math_grad, nn_grad
 import graphcore.ops as _ops_package

@@ -106,41 +106,47 @@ def _gather(ctx: KernelContext):
     batch_attr = ctx.node_def.attr["batch_dims"].i
 
     def compute(params, indices, axis):
-        params = np.asarray(params)
-        idx = np.asarray(indices)
         if np.ndim(axis) != 0:
             raise errors.InvalidArgumentError(
                 None, None, f"axis must be scalar, but got {_shape_str(np.shape(axis))}")
-        rank = params.ndim
-        ax = int(axis)
-        if not -rank <= ax < rank:
-            raise errors.InvalidArgumentError(
-                None, None, f"Expected axis in the range [{-rank}, {rank}), but got {ax}")
-        ax = ax + rank if ax < 0 else ax
-        batch = batch_attr + idx.ndim if batch_attr < 0 else batch_attr
-        if batch > ax:
-            raise errors.InvalidArgumentError(
-                None, None, f"batch_dims ({batch_attr}) must be less than or equal to axis "
-                            f"({ax}).")
-        n = params.shape[ax]
-        bad = (idx < 0) | (idx >= n)
-        if bad.any():
-            pos = np.argwhere(bad)[0]
-            where = ",".join(str(int(p)) for p in pos)
-            raise errors.InvalidArgumentError(
-                None, None, f"indices[{where}] = {idx[tuple(pos)]} is not in [0, {n})")
-        if batch == 0:
-            return (np.take(params, idx, axis=ax),)
-        bshape = params.shape[:batch]
-        nb = int(np.prod(bshape, dtype=np.int64))
-        p = params.reshape((nb,) + params.shape[batch:])
-        i = idx.reshape((nb,) + idx.shape[batch:])
-        parts = [np.take(p[k], i[k], axis=ax - batch) for k in range(nb)]
-        out_tail = params.shape[batch:ax] + idx.shape[batch:] + params.shape[ax + 1:]
-        out = np.stack(parts) if parts else np.zeros((0,) + out_tail, dtype=params.dtype)
-        return (out.reshape(bshape + out_tail),)
+        return (gather(params, indices, int(axis), batch_attr),)
 
     return compute
+
+
+def gather(params, indices, axis: int, batch_dims: int) -> np.ndarray:
+    """TF's gather: slices of ``params`` along ``axis`` at ``indices``, the first
+    ``batch_dims`` dimensions of both matched (GatherV2, ResourceGather)."""
+    params = np.asarray(params)
+    idx = np.asarray(indices)
+    rank = params.ndim
+    ax = axis
+    if not -rank <= ax < rank:
+        raise errors.InvalidArgumentError(
+            None, None, f"Expected axis in the range [{-rank}, {rank}), but got {ax}")
+    ax = ax + rank if ax < 0 else ax
+    batch = batch_dims + idx.ndim if batch_dims < 0 else batch_dims
+    if batch > ax:
+        raise errors.InvalidArgumentError(
+            None, None, f"batch_dims ({batch_dims}) must be less than or equal to axis "
+                        f"({ax}).")
+    n = params.shape[ax]
+    bad = (idx < 0) | (idx >= n)
+    if bad.any():
+        pos = np.argwhere(bad)[0]
+        where = ",".join(str(int(p)) for p in pos)
+        raise errors.InvalidArgumentError(
+            None, None, f"indices[{where}] = {idx[tuple(pos)]} is not in [0, {n})")
+    if batch == 0:
+        return np.take(params, idx, axis=ax)
+    bshape = params.shape[:batch]
+    nb = int(np.prod(bshape, dtype=np.int64))
+    p = params.reshape((nb,) + params.shape[batch:])
+    i = idx.reshape((nb,) + idx.shape[batch:])
+    parts = [np.take(p[k], i[k], axis=ax - batch) for k in range(nb)]
+    out_tail = params.shape[batch:ax] + idx.shape[batch:] + params.shape[ax + 1:]
+    out = np.stack(parts) if parts else np.zeros((0,) + out_tail, dtype=params.dtype)
+    return out.reshape(bshape + out_tail)
 
 
 # -- helpers --------------------------------------------------------------------------------

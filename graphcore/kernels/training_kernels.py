@@ -86,7 +86,9 @@ def _scalar(name: str, value, dtype: np.dtype):
 
 def _training_kernel(op_type: str, refs: tuple[str, ...], values: tuple[str, ...],
                      update: Callable[..., None], bool_attrs: tuple[str, ...] = ()) -> None:
-    """Registers the CPU kernel of ``op_type``.
+    """Registers the CPU kernels of ``op_type`` (ref variables, updated in place as TF's)
+    and of ``Resource<op_type>`` (resource variables: no output, and copy-on-write, since
+    TF's reads of a resource variable are snapshots).
 
     ``update(tmp, flags, *ref_arrays, *value_arrays)`` (inputs in the op's order) writes
     the new values into the ref arrays, which it owns (writable: the stored arrays when
@@ -98,31 +100,35 @@ def _training_kernel(op_type: str, refs: tuple[str, ...], values: tuple[str, ...
     n_refs = len(refs)
     is_tensor = tuple(name in ("grad", "delta") for name in values)
 
-    def factory(ctx: KernelContext):
-        flags = {name: ctx.node_def.attr[name].b for name in bool_attrs}
-        scratch = _Scratch()
+    def make_factory(copy_on_write: bool):
+        def factory(ctx: KernelContext):
+            flags = {name: ctx.node_def.attr[name].b for name in bool_attrs}
+            scratch = _Scratch()
 
-        def compute(*inputs):
-            ref_states = inputs[:n_refs]
-            with ref_states[0].lock if n_refs == 1 else _Locked(ref_states):
-                shape = ref_states[0].read().shape
-                dtype = ref_states[0].value.dtype
-                for name, state in zip(refs[1:], ref_states[1:]):
-                    if state.read().shape != shape:
-                        raise _not_same_shape(name, shape, state.value.shape)
-                converted = [_tensor(name, value, shape, dtype) if tensor
-                             else _scalar(name, value, dtype)
-                             for name, value, tensor in zip(values, inputs[n_refs:],
-                                                            is_tensor)]
-                owned = [s.value_to_update() for s in ref_states]
-                _update(update, scratch.like(owned[0]), flags, owned, converted)
-                for state, arr in zip(ref_states, owned):
-                    state.set(arr)
-            return (ref_states[0],)
+            def compute(*inputs):
+                ref_states = inputs[:n_refs]
+                with ref_states[0].lock if n_refs == 1 else _Locked(ref_states):
+                    shape = ref_states[0].read().shape
+                    dtype = ref_states[0].value.dtype
+                    for name, state in zip(refs[1:], ref_states[1:]):
+                        if state.read().shape != shape:
+                            raise _not_same_shape(name, shape, state.value.shape)
+                    converted = [_tensor(name, value, shape, dtype) if tensor
+                                 else _scalar(name, value, dtype)
+                                 for name, value, tensor in zip(values, inputs[n_refs:],
+                                                                is_tensor)]
+                    owned = [s.value_to_update(copy_on_write) for s in ref_states]
+                    _update(update, scratch.like(owned[0]), flags, owned, converted)
+                    for state, arr in zip(ref_states, owned):
+                        state.set(arr)
+                return () if copy_on_write else (ref_states[0],)
 
-        return compute
+            return compute
 
-    register_kernel(op_type, "CPU", constraints={"T": _TYPES})(factory)
+        return factory
+
+    for copy_on_write, name in ((False, op_type), (True, "Resource" + op_type)):
+        register_kernel(name, "CPU", constraints={"T": _TYPES})(make_factory(copy_on_write))
 
 
 def _update(update: Callable[..., None], tmp: Callable[[int], np.ndarray], flags: dict,

@@ -72,14 +72,18 @@ def tuple(tensors: list, name: str | None = None, control_inputs: list | None = 
     with graph.as_default(), graph.name_scope(name or "tuple") as scope:
         gate = group(*(values + list(control_inputs or [])), name=None)
         del scope
-        out = []
-        for t in tensors:
-            if t is None:
-                out.append(None)
-                continue
-            with ops_lib.control_dependencies([gate]):
-                out.append(array_ops.identity(t))
-        return out
+        return [None if t is None else with_dependencies([gate], t) for t in tensors]
+
+
+def with_dependencies(dependencies: list, output_tensor: Any,
+                      name: str | None = None) -> ops_lib.Tensor:
+    """``output_tensor`` through an Identity (``control_dependency``) that runs after
+    ``dependencies``, colocated with it (TF's control_flow_ops.with_dependencies)."""
+    with ops_lib.name_scope(name, "control_dependency", list(dependencies) + [output_tensor]) \
+            as scope:
+        with ops_lib.colocate_with(output_tensor.op), \
+                ops_lib.control_dependencies(dependencies):
+            return array_ops.identity(output_tensor, name=scope)
 
 
 def _flatten(items: Any) -> list:

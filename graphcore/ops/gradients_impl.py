@@ -11,6 +11,7 @@ from __future__ import annotations
 import collections
 from typing import Any
 
+from graphcore.framework import dtypes as dtypes_lib
 from graphcore.framework import gradient_registry
 from graphcore.framework import ops as ops_lib
 from graphcore.framework.tensor_conversion import convert_to_tensor
@@ -271,7 +272,9 @@ def _call_grad_fn(op: ops_lib.Operation, grad_fn: Any, out_grads: list, grads: d
     for t_in, g in zip(op._inputs, in_grads):
         if g is None:
             continue
-        if isinstance(g, ops_lib.Tensor):
+        # A resource handle is a scalar; its gradient has the variable's shape (TF's check
+        # skips resource inputs too).
+        if isinstance(g, ops_lib.Tensor) and t_in.dtype != dtypes_lib.resource:
             try:
                 g.set_shape(t_in.shape)
             except ValueError:

@@ -86,5 +86,7 @@ def assign_sub(ref: Any, value: Any, use_locking: bool | None = None,
 
 def is_variable_initialized(ref: Any, name: str | None = None) -> ops_lib.Tensor:
     """A bool scalar: whether the variable has been assigned a value."""
+    if hasattr(ref, "is_initialized"):  # a resource variable: VarIsInitializedOp
+        return ref.is_initialized(name=name)
     return apply_op("IsVariableInitialized", name=name, ref=ref,
                     dtype=ref.dtype.base_dtype).outputs[0]

@@ -54,6 +54,7 @@ class VariableScope:
         self._name_scope = name_scope
         self._dtype = dtypes_lib.as_dtype(dtype)
         self._constraint = constraint
+        self._use_resource = use_resource
 
     name = property(lambda self: self._name)
     original_name_scope = property(lambda self: self._name_scope)
@@ -65,7 +66,10 @@ class VariableScope:
     custom_getter = property(lambda self: self._custom_getter)
     dtype = property(lambda self: self._dtype)
     constraint = property(lambda self: self._constraint)
-    use_resource = property(lambda self: False)
+    use_resource = property(lambda self: self._use_resource)
+
+    def set_use_resource(self, use_resource: Any) -> None:
+        self._use_resource = use_resource
 
     def reuse_variables(self) -> None:
         self._reuse = True
@@ -100,7 +104,8 @@ class VariableScope:
                      caching_device: Any = None, partitioner: Any = None,
                      validate_shape: bool = True, use_resource: Any = None,
                      custom_getter: Any = None, constraint: Any = None, **kwargs: Any) -> Any:
-        del use_resource, kwargs
+        del kwargs
+        use_resource = use_resource if use_resource is not None else self._use_resource
         full_name = f"{self._name}/{name}" if self._name else name
         reuse = self._reuse if reuse in (None, False) else reuse
         initializer = initializer if initializer is not None else self._initializer
@@ -117,7 +122,7 @@ class VariableScope:
                            regularizer=regularizer, trainable=trainable,
                            collections=collections, caching_device=caching_device,
                            partitioner=partitioner, validate_shape=validate_shape,
-                           constraint=constraint)
+                           use_resource=use_resource, constraint=constraint)
             if custom is not None:
                 return custom(getter, full_name, **kwargs2)
             return getter(full_name, **kwargs2)
@@ -136,7 +141,8 @@ class _VariableStore:
                      initializer: Any = None, regularizer: Any = None, reuse: Any = None,
                      trainable: bool | None = None, collections: list | None = None,
                      caching_device: Any = None, partitioner: Any = None,
-                     validate_shape: bool = True, constraint: Any = None) -> Any:
+                     validate_shape: bool = True, use_resource: Any = None,
+                     constraint: Any = None) -> Any:
         if partitioner is not None:
             raise NotImplementedError("partitioned variables are not supported yet")
         dtype = dtypes_lib.as_dtype(dtype)
@@ -161,7 +167,7 @@ class _VariableStore:
                                  "tf.get_variable(). Did you mean to set reuse=tf.AUTO_REUSE "
                                  "in VarScope?")
             var = self._create(name, shape, dtype, initializer, trainable, collections,
-                               caching_device, validate_shape, constraint)
+                               caching_device, validate_shape, constraint, use_resource)
             self.vars[name] = var
         if regularizer is not None:
             with ops_lib.name_scope(name + "/Regularizer/"):
@@ -172,7 +178,7 @@ class _VariableStore:
 
     def _create(self, name: str, shape: Any, dtype: dtypes_lib.DType, initializer: Any,
                 trainable: bool | None, collections: list | None, caching_device: Any,
-                validate_shape: bool, constraint: Any) -> Variable:
+                validate_shape: bool, constraint: Any, use_resource: Any) -> Variable:
         if initializer is None:
             if dtype.is_floating:
                 initializer = init_ops.glorot_uniform_initializer()
@@ -205,7 +211,7 @@ class _VariableStore:
         return Variable(initial_value=init_val, name=name, trainable=True if trainable is None
                         else trainable, collections=collections, caching_device=caching_device,
                         dtype=variable_dtype, validate_shape=validate_shape,
-                        constraint=constraint)
+                        constraint=constraint, use_resource=use_resource)
 
 
 def _np_shape(value: Any) -> list:
@@ -259,7 +265,6 @@ def variable_scope(name_or_scope: Any, default_name: str | None = None, values: 
                    dtype: Any = None, use_resource: Any = None, constraint: Any = None,
                    auxiliary_name_scope: bool = True) -> Iterator[VariableScope]:
     """Opens a variable scope (and a name scope); see TF1's ``tf.variable_scope``."""
-    del use_resource
     if name_or_scope is None and default_name is None:
         raise TypeError("If default_name is None then name_or_scope is required")
     if values is not None:
@@ -304,6 +309,7 @@ def variable_scope(name_or_scope: Any, default_name: str | None = None, values: 
                 else base.custom_getter,
                 name_scope=ns if isinstance(ns, str) else "",
                 dtype=dtype if dtype is not None else base.dtype,
+                use_resource=use_resource if use_resource is not None else base.use_resource,
                 constraint=constraint if constraint is not None else base.constraint)
             if isinstance(name_or_scope, VariableScope) and name_or_scope.original_name_scope:
                 scope._name_scope = name_or_scope.original_name_scope

@@ -29,13 +29,47 @@ __all__ = [
 ]
 
 
+# Set by graphcore.ops.resource_variable_ops: its class, and whether a ``use_resource``
+# argument (None: the enable_resource_variables() default) asks for it.
+_resource_variable_type: type | None = None
+_use_resource: Any = None
+
+
+def register_resource_variable_type(cls: type, use_resource: Any) -> None:
+    """Makes ``Variable(...)`` build ``cls`` when ``use_resource(use_resource_arg)``."""
+    global _resource_variable_type, _use_resource
+    _resource_variable_type, _use_resource = cls, use_resource
+
+
+def _collections_for(collections: list | None, trainable: bool) -> list:
+    """The collections a new variable joins (TF's checks and defaults)."""
+    if collections is None:
+        collections = [ops_lib.GraphKeys.GLOBAL_VARIABLES]
+    if not isinstance(collections, (list, tuple, set)):
+        raise ValueError(f"collections argument to Variable constructor must be a list, "
+                         f"tuple, or set. Got {collections} of type {type(collections)}")
+    collections = list(collections)
+    if trainable and ops_lib.GraphKeys.TRAINABLE_VARIABLES not in collections:
+        collections.append(ops_lib.GraphKeys.TRAINABLE_VARIABLES)
+    return collections
+
+
 class Variable:
     """A TF1 ref variable: a VariableV2 op holding state across ``Session.run`` calls.
 
     ``tf.Variable(0, name="counter")`` builds ``counter/initial_value`` (Const),
     ``counter`` (VariableV2), ``counter/Assign`` (the initializer) and ``counter/read``
     (an Identity colocated with the variable, the value used when it is read).
+    ``use_resource=True`` (or ``tf.enable_resource_variables()``) makes a ResourceVariable.
     """
+
+    def __new__(cls, *args: Any, use_resource: bool | None = None,
+                variable_def: Any = None, **kwargs: Any) -> Variable:
+        if cls is Variable and _resource_variable_type is not None and (
+                variable_def.is_resource if variable_def is not None
+                else _use_resource(use_resource)):
+            cls = _resource_variable_type
+        return object.__new__(cls)
 
     def __init__(self, initial_value: Any = None, trainable: bool = True,
                  collections: list | None = None, validate_shape: bool = True,
@@ -56,14 +90,7 @@ class Variable:
             raise ValueError("The `constraint` argument must be a callable.")
         self._constraint = constraint
         self._trainable = trainable
-        if collections is None:
-            collections = [ops_lib.GraphKeys.GLOBAL_VARIABLES]
-        if not isinstance(collections, (list, tuple, set)):
-            raise ValueError(f"collections argument to Variable constructor must be a list, "
-                             f"tuple, or set. Got {collections} of type {type(collections)}")
-        collections = list(collections)
-        if trainable and ops_lib.GraphKeys.TRAINABLE_VARIABLES not in collections:
-            collections.append(ops_lib.GraphKeys.TRAINABLE_VARIABLES)
+        collections = _collections_for(collections, trainable)
         init_from_fn = callable(initial_value)
         graph = ops_lib.get_default_graph()
         with graph.name_scope(name or "Variable") as scope:
@@ -112,9 +139,6 @@ class Variable:
         def element(name: str) -> Any:
             return graph.as_graph_element(f"{import_scope}/{name}" if import_scope else name)
 
-        if variable_def.is_resource:
-            raise NotImplementedError(f"Resource variable {variable_def.variable_name} "
-                                      "(graphcore has ref variables only)")
         self._variable = element(variable_def.variable_name)
         self._initializer_op = element(variable_def.initializer_name)
         self._snapshot = element(variable_def.snapshot_name)

@@ -14,6 +14,7 @@ import sys
 from typing import Any
 
 from graphcore.framework import device as device_lib
+from graphcore.framework import dtypes as dtypes_lib
 from graphcore.framework import errors
 from graphcore.kernels import registry as kernel_registry
 from graphcore.runtime.devices import Device
@@ -83,8 +84,8 @@ def place(view: GraphView, names: list[str], devices: list[Device], default_spec
             for s in cls.list.s:
                 if s.startswith(b"loc:@"):
                     uf.union(s[5:].decode(), name)
-        for (src, _), is_ref in zip(info.inputs, info.input_is_ref):
-            if is_ref:
+        for (src, _), is_ref, dtype in zip(info.inputs, info.input_is_ref, info.input_types):
+            if is_ref or dtype == dtypes_lib.resource:  # TF colocates ref and resource edges
                 uf.union(src, name)
     groups: dict[str, list[Any]] = {}
     for name in names:

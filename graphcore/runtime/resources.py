@@ -7,6 +7,7 @@ every partition of every step on that task sees the same variable.
 
 from __future__ import annotations
 
+import sys
 import threading
 from typing import Any
 
@@ -47,12 +48,14 @@ class VariableState:
         self.value = value
         return value
 
-    def assign(self, value: Any) -> np.ndarray:
+    def assign(self, value: Any, copy_on_write: bool = False) -> np.ndarray:
         """Writes ``value`` (cast to the variable's dtype) into the stored array when it
         has the same shape (TF's Assign copies into the existing buffer), else stores a
-        copy of it. Under the lock."""
+        copy of it. ``copy_on_write`` (resource variables, whose reads are snapshots)
+        writes in place only when nobody holds the stored array. Under the lock."""
         old = self.value
-        if isinstance(old, np.ndarray) and old.base is None and np.shape(value) == old.shape:
+        if isinstance(old, np.ndarray) and old.base is None and np.shape(value) == old.shape \
+                and (not copy_on_write or self._exclusive()):
             old.flags.writeable = True
             try:
                 np.copyto(old, value, casting="unsafe")
@@ -65,16 +68,44 @@ class VariableState:
     def initialized(self) -> bool:
         return self.value is not None
 
-    def value_to_update(self) -> np.ndarray:
+    def value_to_update(self, copy_on_write: bool = False) -> np.ndarray:
         """A writable array holding the value, for an update to write in place and
         :meth:`set` back (under the lock): the stored array itself when it owns its memory
-        (readers in the step see the update, as TF's), else a copy (a view of a buffer
-        this store does not own, such as one received from another task)."""
+        (readers in the step see the update, as TF's ref variables), else a copy (a view of
+        a buffer this store does not own, such as one received from another task).
+        ``copy_on_write`` (TF's resource variables, whose reads are snapshots) reuses the
+        array only when nobody else holds it."""
         value = self.read()
-        if value.base is None:
+        if value.base is None and (not copy_on_write or self._exclusive()):
             value.flags.writeable = True
             return value
         return np.array(value)
+
+    def _exclusive(self) -> bool:
+        """Whether only this store holds the value (no reader, fetch, view, buffer export
+        or tensor in flight)."""
+        return _EXCLUSIVE_REFS is not None and _refcount(self) == _EXCLUSIVE_REFS
+
+
+def _refcount(state: VariableState) -> int:
+    return sys.getrefcount(state.value)
+
+
+def _calibrate() -> int | None:
+    """The reference count of a stored value that nothing else holds, measured through
+    the same call as :meth:`VariableState._exclusive`; None (never exclusive) when an extra
+    holder would not show in the count, as on interpreters that skip reference counting
+    for local variables."""
+    probe = VariableState("probe", np.dtype(np.float32), ())
+    probe.value = np.zeros(1, np.float32)
+    alone = _refcount(probe)
+    holder = probe.value
+    seen = _refcount(probe)
+    del holder
+    return alone if seen == alone + 1 else None
+
+
+_EXCLUSIVE_REFS = _calibrate()
 
 
 class ResourceStore:

@@ -66,7 +66,7 @@ class AdamOptimizer(optimizer.Optimizer):
             var, m, v, optimizer.cast(beta1_power, dtype), optimizer.cast(beta2_power, dtype),
             optimizer.cast(self._lr_t, dtype), optimizer.cast(self._beta1_t, dtype),
             optimizer.cast(self._beta2_t, dtype), optimizer.cast(self._epsilon_t, dtype), grad,
-            use_locking=self._use_locking).op
+            use_locking=self._use_locking)
 
     def _finish(self, update_ops, name_scope):
         with ops_lib.control_dependencies(update_ops):

@@ -22,7 +22,7 @@ class GradientDescentOptimizer(optimizer.Optimizer):
     def _apply_dense(self, grad, var):
         return training_ops.apply_gradient_descent(
             var, optimizer.cast(self._learning_rate_tensor, var.dtype.base_dtype), grad,
-            use_locking=self._use_locking).op
+            use_locking=self._use_locking)
 
     def _prepare(self):
         learning_rate = self._call_if_callable(self._learning_rate)

@@ -165,7 +165,7 @@ def _as_variable_def(graph: ops_lib.Graph, raw: bytes, import_scope: str | None)
     except (KeyError, ValueError, TypeError):
         return None
     return vdef if getattr(tensor, "op", None) is not None and \
-        tensor.op.type in ("VariableV2", "Variable") else None
+        tensor.op.type in ("VariableV2", "Variable", "VarHandleOp") else None
 
 
 def _variable(graph: ops_lib.Graph, vdef: Any, import_scope: str | None) -> Any:

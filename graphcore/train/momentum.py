@@ -36,4 +36,4 @@ class MomentumOptimizer(optimizer.Optimizer):
         return training_ops.apply_momentum(
             var, mom, optimizer.cast(self._learning_rate_tensor, var.dtype.base_dtype), grad,
             optimizer.cast(self._momentum_tensor, var.dtype.base_dtype),
-            use_locking=self._use_locking, use_nesterov=self._use_nesterov).op
+            use_locking=self._use_locking, use_nesterov=self._use_nesterov)

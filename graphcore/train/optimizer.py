@@ -20,7 +20,7 @@ from graphcore.framework import ops as ops_lib
 from graphcore.framework.tensor_conversion import (
     convert_to_tensor_or_indexed_slices,
 )
-from graphcore.ops import control_flow_ops, state_ops
+from graphcore.ops import control_flow_ops, resource_variable_ops, state_ops
 from graphcore.ops.variables import Variable, trainable_variables
 from graphcore.train import slot_creator
 
@@ -258,7 +258,9 @@ class Optimizer:
         v = self._non_slot_dict.get(key, None)
         if v is None:
             with ops_lib.colocate_with(colocate_with):
-                v = Variable(initial_value, name=name, trainable=False, use_resource=False)
+                v = Variable(initial_value, name=name, trainable=False,
+                             use_resource=resource_variable_ops.is_resource_variable(
+                                 colocate_with))
             self._non_slot_dict[key] = v
         return v
 

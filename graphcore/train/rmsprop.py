@@ -65,6 +65,6 @@ class RMSPropOptimizer(optimizer.Optimizer):
         if self._centered:
             mg = self.get_slot(var, "mg")
             return training_ops.apply_centered_rms_prop(
-                var, mg, rms, mom, *args, use_locking=self._use_locking).op
+                var, mg, rms, mom, *args, use_locking=self._use_locking)
         return training_ops.apply_rms_prop(var, rms, mom, *args,
-                                           use_locking=self._use_locking).op
+                                           use_locking=self._use_locking)

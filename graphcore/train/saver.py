@@ -38,7 +38,7 @@ from graphcore.framework import dtypes as dtypes_lib
 from graphcore.framework import errors
 from graphcore.framework import ops as ops_lib
 from graphcore.lib.io import checkpoint_format
-from graphcore.ops import array_ops, control_flow_ops, io_ops, state_ops
+from graphcore.ops import array_ops, control_flow_ops, io_ops, resource_variable_ops, state_ops
 from graphcore.protobuf import checkpoint_state_pb2, saver_pb2
 from graphcore.train import meta_graph
 
@@ -293,14 +293,34 @@ def list_variables(ckpt_dir_or_file: Any) -> list[tuple[str, list[int]]]:
 # -- what to save ----------------------------------------------------------------------------
 
 class _VarSpec:
-    """One variable to save: its checkpoint key and its ref tensor."""
+    """One variable to save: its checkpoint key and its ref tensor (or, for a resource
+    variable, its handle)."""
 
     def __init__(self, name: str, ref: ops_lib.Tensor, source: Any):
         self.name = name
         self.ref = ref
         self.source = source
-        self.dtype = ref.dtype.base_dtype
+        self.is_resource = ref.dtype == dtypes_lib.resource
+        if self.is_resource:
+            self.dtype = ref.op.get_attr("dtype")
+            self.shape = resource_variable_ops.handle_shape(ref)
+        else:
+            self.dtype = ref.dtype.base_dtype
+            self.shape = ref.get_shape()
         self.device = ref.device
+
+    def value(self) -> ops_lib.Tensor:
+        """The tensor SaveV2 writes: the ref itself, or a read of the resource."""
+        if self.is_resource:
+            with ops_lib.device(self.device):
+                return resource_variable_ops.read_variable_op(self.ref, self.dtype)
+        return self.ref
+
+    def assign(self, tensor: ops_lib.Tensor, validate_shape: bool) -> Any:
+        if self.is_resource:
+            self.shape.assert_is_compatible_with(tensor.shape)
+            return resource_variable_ops.assign_variable_op(self.ref, tensor)
+        return state_ops.assign(self.ref, tensor, validate_shape=validate_shape)
 
 
 def _as_ref(var: Any) -> ops_lib.Tensor:
@@ -310,7 +330,7 @@ def _as_ref(var: Any) -> ops_lib.Tensor:
         ref = var
     else:
         raise TypeError(f"Variable to save is not a Variable: {var!r}")
-    if ref.op.type not in ("VariableV2", "Variable", "AutoReloadVariable"):
+    if ref.op.type not in ("VariableV2", "Variable", "AutoReloadVariable", "VarHandleOp"):
         raise TypeError(f"names_to_saveables must be a dict mapping string names to Tensors/"
                         f"Variables. Not a variable: {var}")
     return ref
@@ -461,11 +481,11 @@ class Saver:
     @staticmethod
     def _save_op(filename: ops_lib.Tensor, specs: list[_VarSpec]) -> ops_lib.Operation:
         return io_ops.save_v2(filename, [s.name for s in specs], [""] * len(specs),
-                              [s.ref for s in specs])
+                              [s.value() for s in specs])
 
     def _add_save(self, filename: ops_lib.Tensor, specs: list[_VarSpec]) -> ops_lib.Tensor:
         save = self._save_op(filename, specs)
-        return _with_dependencies([save], filename)
+        return control_flow_ops.with_dependencies([save], filename)
 
     def _add_restore(self, filename: ops_lib.Tensor, specs: list[_VarSpec],
                      name: str) -> ops_lib.Operation:
@@ -474,16 +494,16 @@ class Saver:
                                          [""] * len(specs), [s.dtype for s in specs])
         assigns = []
         for spec, tensor in zip(specs, restored):
-            shape = spec.ref.get_shape()
+            shape = spec.shape
             if self._reshape:
-                target = shape if shape.is_fully_defined() else array_ops.shape(spec.ref)
+                target = shape if shape.is_fully_defined() else array_ops.shape(spec.value())
                 if shape.is_fully_defined():
                     target = shape.as_list()
                 tensor = array_ops.reshape(tensor, target)
                 validate = False
             else:
                 validate = shape.is_fully_defined()
-            assigns.append(state_ops.assign(spec.ref, tensor, validate_shape=validate))
+            assigns.append(spec.assign(tensor, validate))
         return control_flow_ops.group(*assigns, name=name)
 
     @staticmethod
@@ -694,13 +714,6 @@ def _wrap_restore_error(err: errors.OpError, extra_verbiage: str) -> errors.OpEr
                "from the checkpoint. Please ensure that you have not altered the graph "
                f"expected based on the checkpoint. Original error:\n\n{err.message}")
     return type(err)(err.node_def, err.op, message)
-
-
-def _with_dependencies(dependencies: list, output: ops_lib.Tensor) -> ops_lib.Tensor:
-    """TF's control_flow_ops.with_dependencies: ``output`` after ``dependencies``."""
-    graph = output.graph
-    with graph.colocate_with(output.op), graph.control_dependencies(dependencies):
-        return array_ops.identity(output, name="control_dependency")
 
 
 def _cpu0(device: str) -> str:

@@ -12,7 +12,7 @@ from typing import Any
 
 from graphcore.framework import ops as ops_lib
 from graphcore.framework import tensor_shape as shape_lib
-from graphcore.ops import variable_scope
+from graphcore.ops import resource_variable_ops, variable_scope
 from graphcore.ops.variables import Variable
 
 __all__: list[str] = []
@@ -26,7 +26,9 @@ def _create_slot_var(primary: Any, val: Any, scope: str, validate_shape: bool, s
     try:
         shape = shape if callable(val) else None
         return variable_scope.get_variable(scope, initializer=val, trainable=False,
-                                           use_resource=False, shape=shape, dtype=dtype,
+                                           use_resource=resource_variable_ops
+                                           .is_resource_variable(primary),
+                                           shape=shape, dtype=dtype,
                                            validate_shape=validate_shape)
     finally:
         current_scope.set_partitioner(current_partitioner)

@@ -36,20 +36,42 @@ def _apply_shape_fn(n_refs: int, scalars: tuple[int, ...], grad: int):
     return shape_fn
 
 
+def _resource_apply_shape_fn(scalars: tuple[int, ...]):
+    """Shape function of a ResourceApply* op: no outputs; inputs in ``scalars`` rank 0."""
+
+    def shape_fn(op: ops_lib.Operation) -> list:
+        for i in scalars:
+            s = op._inputs[i].shape
+            if s.ndims is not None and s.ndims != 0:
+                raise ValueError(f"Shape must be rank 0 but is rank {s.ndims}")
+        return []
+
+    return shape_fn
+
+
 def _register(op_type: str, refs: list[str], values: list[str], grad_index: int,
               extra_attrs: tuple[str, ...] = ()) -> None:
-    builder = op_registry.register_op(op_type)
-    for name in refs:
-        builder.input(f"{name}: Ref(T)")
-    for name in values:
-        builder.input(f"{name}: T")
-    builder.output("out: Ref(T)").attr("T: numbertype").attr("use_locking: bool = false")
-    for spec in extra_attrs:
-        builder.attr(spec)
+    """Registers ``op_type`` over ref variables and ``Resource<op_type>`` over resource
+    handles (TF's pair: the latter has no output)."""
     n = len(refs) + len(values)
     scalars = tuple(i for i in range(len(refs), n) if i != grad_index)
-    builder.shape_fn(_apply_shape_fn(len(refs), scalars, grad_index))
-    gradient_registry.NotDifferentiable(op_type)
+    for resource in (False, True):
+        name = "Resource" + op_type if resource else op_type
+        builder = op_registry.register_op(name)
+        for ref in refs:
+            builder.input(f"{ref}: resource" if resource else f"{ref}: Ref(T)")
+        for value in values:
+            builder.input(f"{value}: T")
+        if not resource:
+            builder.output("out: Ref(T)")
+        builder.attr("T: numbertype").attr("use_locking: bool = false")
+        for spec in extra_attrs:
+            builder.attr(spec)
+        if resource:
+            builder.stateful().shape_fn(_resource_apply_shape_fn(scalars))
+        else:
+            builder.shape_fn(_apply_shape_fn(len(refs), scalars, grad_index))
+        gradient_registry.NotDifferentiable(name)
 
 
 _register("ApplyGradientDescent", ["var"], ["alpha", "delta"], 2)
@@ -66,11 +88,21 @@ _register("ApplyCenteredRMSProp", ["var", "mg", "ms", "mom"],
           ["lr", "rho", "momentum", "epsilon", "grad"], 8)
 
 
+def _apply(op_type: str, name: str | None, refs: dict, **kwargs: Any) -> Any:
+    """``op_type`` over ref variables (its output: the variable's ref) or, when the
+    variable is a resource variable, ``Resource<op_type>`` over the handles (an Operation,
+    as TF's optimizers emit for resource variables)."""
+    if hasattr(refs["var"], "handle"):
+        handles = {k: v.handle for k, v in refs.items()}
+        return apply_op("Resource" + op_type, name=name, **handles, **kwargs)
+    return apply_op(op_type, name=name, **refs, **kwargs).outputs[0]
+
+
 def apply_gradient_descent(var: Any, alpha: Any, delta: Any, use_locking: bool = False,
                            name: str | None = None) -> ops_lib.Tensor:
     """var -= alpha * delta."""
-    return apply_op("ApplyGradientDescent", name=name, var=var, alpha=alpha, delta=delta,
-                    use_locking=use_locking).outputs[0]
+    return _apply("ApplyGradientDescent", name, {"var": var},
+                  alpha=alpha, delta=delta, use_locking=use_locking)
 
 
 def apply_momentum(var: Any, accum: Any, lr: Any, grad: Any, momentum: Any,
@@ -78,33 +110,34 @@ def apply_momentum(var: Any, accum: Any, lr: Any, grad: Any, momentum: Any,
                    name: str | None = None) -> ops_lib.Tensor:
     """accum = accum * momentum + grad; var -= lr * accum (Nesterov: lr * (grad +
     momentum * accum))."""
-    return apply_op("ApplyMomentum", name=name, var=var, accum=accum, lr=lr, grad=grad,
-                    momentum=momentum, use_locking=use_locking,
-                    use_nesterov=use_nesterov).outputs[0]
+    return _apply("ApplyMomentum", name, {"var": var, "accum": accum},
+                  lr=lr, grad=grad, momentum=momentum, use_locking=use_locking,
+                  use_nesterov=use_nesterov)
 
 
 def apply_adagrad(var: Any, accum: Any, lr: Any, grad: Any, use_locking: bool = False,
                   update_slots: bool = True, name: str | None = None) -> ops_lib.Tensor:
     """accum += grad ** 2; var -= lr * grad / sqrt(accum)."""
-    return apply_op("ApplyAdagrad", name=name, var=var, accum=accum, lr=lr, grad=grad,
-                    use_locking=use_locking, update_slots=update_slots).outputs[0]
+    return _apply("ApplyAdagrad", name, {"var": var, "accum": accum},
+                  lr=lr, grad=grad, use_locking=use_locking, update_slots=update_slots)
 
 
 def apply_adagrad_v2(var: Any, accum: Any, lr: Any, epsilon: Any, grad: Any,
                      use_locking: bool = False, update_slots: bool = True,
                      name: str | None = None) -> ops_lib.Tensor:
     """accum += grad ** 2; var -= lr * grad / (sqrt(accum) + epsilon)."""
-    return apply_op("ApplyAdagradV2", name=name, var=var, accum=accum, lr=lr, epsilon=epsilon,
-                    grad=grad, use_locking=use_locking, update_slots=update_slots).outputs[0]
+    return _apply("ApplyAdagradV2", name, {"var": var, "accum": accum},
+                  lr=lr, epsilon=epsilon, grad=grad, use_locking=use_locking,
+                  update_slots=update_slots)
 
 
 def apply_adam(var: Any, m: Any, v: Any, beta1_power: Any, beta2_power: Any, lr: Any,
                beta1: Any, beta2: Any, epsilon: Any, grad: Any, use_locking: bool = False,
                use_nesterov: bool = False, name: str | None = None) -> ops_lib.Tensor:
     """The Adam update (TF's formulation with the bias correction folded into lr)."""
-    return apply_op("ApplyAdam", name=name, var=var, m=m, v=v, beta1_power=beta1_power,
-                    beta2_power=beta2_power, lr=lr, beta1=beta1, beta2=beta2, epsilon=epsilon,
-                    grad=grad, use_locking=use_locking, use_nesterov=use_nesterov).outputs[0]
+    return _apply("ApplyAdam", name, {"var": var, "m": m, "v": v},
+                  beta1_power=beta1_power, beta2_power=beta2_power, lr=lr, beta1=beta1, beta2=beta2,
+                  epsilon=epsilon, grad=grad, use_locking=use_locking, use_nesterov=use_nesterov)
 
 
 def apply_rms_prop(var: Any, ms: Any, mom: Any, lr: Any, rho: Any, momentum: Any,
@@ -112,15 +145,15 @@ def apply_rms_prop(var: Any, ms: Any, mom: Any, lr: Any, rho: Any, momentum: Any
                    name: str | None = None) -> ops_lib.Tensor:
     """ms = rho * ms + (1 - rho) * grad ** 2; mom = momentum * mom + lr * grad /
     sqrt(ms + epsilon); var -= mom."""
-    return apply_op("ApplyRMSProp", name=name, var=var, ms=ms, mom=mom, lr=lr, rho=rho,
-                    momentum=momentum, epsilon=epsilon, grad=grad,
-                    use_locking=use_locking).outputs[0]
+    return _apply("ApplyRMSProp", name, {"var": var, "ms": ms, "mom": mom},
+                  lr=lr, rho=rho, momentum=momentum, epsilon=epsilon, grad=grad,
+                  use_locking=use_locking)
 
 
 def apply_centered_rms_prop(var: Any, mg: Any, ms: Any, mom: Any, lr: Any, rho: Any,
                             momentum: Any, epsilon: Any, grad: Any, use_locking: bool = False,
                             name: str | None = None) -> ops_lib.Tensor:
     """RMSProp normalized by the centered second moment ms - mg ** 2."""
-    return apply_op("ApplyCenteredRMSProp", name=name, var=var, mg=mg, ms=ms, mom=mom, lr=lr,
-                    rho=rho, momentum=momentum, epsilon=epsilon, grad=grad,
-                    use_locking=use_locking).outputs[0]
+    return _apply("ApplyCenteredRMSProp", name, {"var": var, "mg": mg, "ms": ms, "mom": mom},
+                  lr=lr, rho=rho, momentum=momentum, epsilon=epsilon, grad=grad,
+                  use_locking=use_locking)
