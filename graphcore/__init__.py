@@ -37,6 +37,7 @@ from graphcore.ops.array_ops import *
 from graphcore.ops.control_flow_ops import *
 from graphcore.ops.while_loop import *
 from graphcore.ops.math_ops import *
+from graphcore.ops.elementwise_ops import *
 from graphcore.ops.state_ops import *
 from graphcore.ops.variables import *
 from graphcore.ops.resource_variable_ops import *

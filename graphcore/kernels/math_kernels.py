@@ -436,6 +436,8 @@ _REDUCERS = {
     "Mean": _mean,
     "Max": _extreme(np.max, False),
     "Min": _extreme(np.min, True),
+    "All": lambda x, axes, keep, out: np.logical_and.reduce(x, axis=axes, keepdims=keep),
+    "Any": lambda x, axes, keep, out: np.logical_or.reduce(x, axis=axes, keepdims=keep),
 }
 
 
@@ -585,3 +587,8 @@ def _cumulative(np_fn, identity: int):
 
 register_kernel("Cumsum")(_cumulative(np.cumsum, 0))
 register_kernel("Cumprod")(_cumulative(np.cumprod, 1))
+
+
+# The factories other op families' elementwise kernels are built from.
+unary_kernel = _unary
+binary_kernel = _binary

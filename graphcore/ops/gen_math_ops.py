@@ -350,6 +350,11 @@ for _red, _types in (("Sum", _SUM_TYPES), ("Mean", _SUM_TYPES), ("Prod", _SUM_TY
         .attr("keep_dims: bool = false").attr(f"T: {_types}") \
         .attr("Tidx: {int32, int64} = DT_INT32").shape_fn(_reduction_shape_fn)
 
+for _red in ("All", "Any"):
+    _reg(_red).input("input: bool").input("reduction_indices: Tidx").output("output: bool") \
+        .attr("keep_dims: bool = false").attr("Tidx: {int32, int64} = DT_INT32") \
+        .shape_fn(_reduction_shape_fn)
+
 _ARG_T = ("{float, double, int32, uint8, int16, int8, int64, bfloat16, uint16, half, uint32, "
           "uint64, qint8, quint8, qint32, qint16, quint16, bool}")
 _reg("ArgMax").input("input: T").input("dimension: Tidx").output("output: output_type") \

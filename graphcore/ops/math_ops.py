@@ -61,6 +61,8 @@ __all__ = [
     "range",
     "realdiv",
     "reciprocal",
+    "reduce_all",
+    "reduce_any",
     "reduce_max",
     "reduce_mean",
     "reduce_min",
@@ -577,6 +579,8 @@ def _make_reduce(op_type: str, doc: str) -> Callable:
 
 reduce_sum = _make_reduce("Sum", "The sum of elements across dimensions ``axis`` (all when "
                                  "None); ``keepdims`` keeps them as size 1.")
+reduce_all = _make_reduce("All", "The logical and of elements across dimensions ``axis``.")
+reduce_any = _make_reduce("Any", "The logical or of elements across dimensions ``axis``.")
 reduce_mean = _make_reduce("Mean", "The mean of elements across dimensions ``axis``.")
 reduce_max = _make_reduce("Max", "The maximum of elements across dimensions ``axis``.")
 reduce_min = _make_reduce("Min", "The minimum of elements across dimensions ``axis``.")
