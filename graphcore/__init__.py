@@ -38,6 +38,10 @@ from graphcore.ops.control_flow_ops import *
 from graphcore.ops.while_loop import *
 from graphcore.ops.math_ops import *
 from graphcore.ops.elementwise_ops import *
+from graphcore.ops.check_ops import *
+from graphcore.ops.clip_ops import *
+from graphcore.ops.logging_ops import *
+from graphcore.ops.script_ops import *
 from graphcore.ops.state_ops import *
 from graphcore.ops.variables import *
 from graphcore.ops.resource_variable_ops import *

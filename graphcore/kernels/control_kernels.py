@@ -61,28 +61,46 @@ def _control_trigger(ctx: KernelContext):
     return lambda: ()
 
 
+def float_text(x) -> str:
+    """TF's FloatToBuffer/DoubleToBuffer: the short %g form when it round-trips, else
+    the long one (%.6g then %.9g for float, %.15g then %.17g for double)."""
+    short, long = (6, 9) if x.dtype.itemsize <= 4 else (15, 17)
+    text = f"{x:.{short}g}"
+    return text if x.dtype.type(text) == x or x != x else f"{x:.{long}g}"
+
+
+def _element_text(x) -> str:
+    if isinstance(x, bytes):
+        return x.decode(errors="replace")
+    if isinstance(x, np.floating):
+        return float_text(x)
+    return str(x)
+
+
+def summarize_value(v, summarize: int) -> str:
+    """TF's Tensor::SummarizeValue as Assert and Print show a tensor: the first
+    ``summarize`` elements, flat, space-separated, ``...`` when cut."""
+    if isinstance(v, (bytes, np.bytes_)):
+        return bytes(v).decode(errors="replace")
+    a = np.asarray(v)
+    if a.dtype.kind in "SO" and a.ndim == 0:
+        x = a.item()
+        return x.decode(errors="replace") if isinstance(x, bytes) else str(x)
+    flat = a.reshape(-1)[:summarize] if summarize >= 0 else a.reshape(-1)
+    body = " ".join(_element_text(x) for x in flat)
+    more = "..." if summarize >= 0 and a.size > summarize else ""
+    return body + more
+
+
 @register_kernel("Assert")
 def _assert(ctx: KernelContext):
     summarize = ctx.attr("summarize")
 
-    def fmt(v) -> str:
-        if isinstance(v, (bytes, np.bytes_)):
-            return bytes(v).decode(errors="replace")
-        a = np.asarray(v)
-        if a.dtype.kind in "SO" and a.ndim == 0:
-            x = a.item()
-            return x.decode(errors="replace") if isinstance(x, bytes) else str(x)
-        flat = a.reshape(-1)[:summarize] if summarize >= 0 else a.reshape(-1)
-        body = " ".join(str(x) for x in flat)
-        more = "..." if summarize >= 0 and a.size > summarize else ""
-        return f"[{body}{more}]"
-
     def compute(condition, *data):
         if not bool(np.all(condition)):
             raise errors.InvalidArgumentError(
-                None, None, "assertion failed: " + " ".join(f"[{fmt(d)}]"
-                                                             if not fmt(d).startswith("[")
-                                                             else fmt(d) for d in data))
+                None, None, "assertion failed: " + " ".join(
+                    f"[{summarize_value(d, summarize)}]" for d in data))
         return ()
 
     return compute

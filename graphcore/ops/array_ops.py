@@ -90,7 +90,8 @@ def placeholder(dtype: Any, shape: Any = None, name: str | None = None) -> ops_l
 
 
 def placeholder_with_default(input: Any, shape: Any, name: str | None = None) -> ops_lib.Tensor:  # noqa: A002
-    """``input`` unless fed; the fed value must match ``shape``."""
+    """``input`` unless fed; the fed value must match ``shape`` (None: any shape)."""
+    shape = shape_lib.unknown_shape() if shape is None else shape
     return apply_op("PlaceholderWithDefault", name=name, input=input, shape=shape).outputs[0]
 
 

@@ -1,0 +1,80 @@
+"""Reference tier: assertions and CheckNumerics (graphcore/ops/check_ops.py) against
+TensorFlow's compat.v1 — which calls pass, which fail at run time, which fail while the
+graph is built, with which error class. Skipped without TensorFlow."""
+
+import os
+
+import numpy as np
+import pytest
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+
+import graphcore as tf  # noqa: E402
+
+tf_ref = pytest.importorskip("tensorflow")
+tf1 = tf_ref.compat.v1
+
+X = np.array([1.0, 2.0, 3.0], np.float32)
+
+# name -> build(lib, x placeholder) returning what to run
+CASES = {
+    "equal_ok": lambda t, x: t.assert_equal(x, x),
+    "equal_fails": lambda t, x: t.assert_equal(x, x + 1.0, message="boom"),
+    "equal_static_fails": lambda t, x: t.assert_equal(t.constant(1), t.constant(2)),
+    "none_equal": lambda t, x: t.assert_none_equal(x, x * 0.0),
+    "less_fails": lambda t, x: t.assert_less(x, 2.0),
+    "less_equal": lambda t, x: t.assert_less_equal(x, 3.0),
+    "greater": lambda t, x: t.assert_greater(x, 0.0),
+    "greater_equal_fails": lambda t, x: t.assert_greater_equal(x, 2.0),
+    "positive": lambda t, x: t.assert_positive(x),
+    "negative_fails": lambda t, x: t.assert_negative(x),
+    "non_negative": lambda t, x: t.assert_non_negative(x),
+    "non_positive_fails": lambda t, x: t.assert_non_positive(x),
+    "near": lambda t, x: t.assert_near(x, x + 1e-7),
+    "near_fails": lambda t, x: t.assert_near(x, x + 1e-2),
+    "rank_static": lambda t, x: t.assert_rank(x, 1),
+    "rank_static_fails": lambda t, x: t.assert_rank(x, 2),
+    "rank_dynamic_fails": lambda t, x: t.assert_rank(t.placeholder_with_default(x, None), 2),
+    "rank_at_least": lambda t, x: t.assert_rank_at_least(x, 1),
+    "rank_in": lambda t, x: t.assert_rank_in(x, [0, 1]),
+    "integer_fails": lambda t, x: t.assert_integer(x),
+    "type_fails": lambda t, x: t.assert_type(x, t.int32),
+    "scalar_fails": lambda t, x: t.assert_scalar(x),
+    "check_numerics_ok": lambda t, x: t.check_numerics(x, "chk"),
+    "check_numerics_fails": lambda t, x: t.check_numerics(x / 0.0, "chk"),
+    "verify_finite_fails": lambda t, x: t.verify_tensor_all_finite(t.log(x - 2.0), "m"),
+    "non_decreasing": lambda t, x: t.is_non_decreasing(x),
+    "strictly_increasing": lambda t, x: t.is_strictly_increasing(t.constant([1, 1, 2])),
+}
+
+
+def _outcome(lib, case):
+    with lib.Graph().as_default():
+        x = lib.placeholder(lib.float32, [3])
+        try:
+            target = CASES[case](lib, x)
+        except Exception as e:  # the class of a build-time failure is compared
+            return "build", type(e).__name__
+        with lib.Session() as sess:
+            try:
+                value = sess.run(target, {x: X})
+            except Exception as e:
+                return "run", type(e).__name__
+    return "ok", None if value is None else np.asarray(value).tolist()
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_check_ops_behave_as_tf(case):
+    assert _outcome(tf, case) == _outcome(tf1, case)
+
+
+def test_failure_messages_name_the_condition():
+    x = tf.placeholder(tf.float32, [3])
+    check = tf.assert_equal(x, x + 1.0, message="boom")
+    numerics = tf.check_numerics(x / 0.0, "chk")
+    with tf.Session() as sess:
+        with pytest.raises(tf.errors.InvalidArgumentError,
+                           match=r"assertion failed: \[boom\] \[Condition x == y did not hold"):
+            sess.run(check, {x: X})
+        with pytest.raises(tf.errors.InvalidArgumentError, match="chk : Tensor had Inf values"):
+            sess.run(numerics, {x: X})
