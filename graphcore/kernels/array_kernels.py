@@ -729,36 +729,3 @@ register_kernel("PreventGradient")(identity_kernel)
 def _identity_n(ctx: KernelContext):
     del ctx
     return lambda *xs: tuple(xs)
-
-
-# -- segment sums ------------------------------------------------------------------------------
-
-@register_kernel("UnsortedSegmentSum")
-def _unsorted_segment_sum(ctx: KernelContext):
-    del ctx
-
-    def compute(data, segment_ids, num_segments):
-        data = np.asarray(data)
-        ids = np.asarray(segment_ids)
-        if np.ndim(num_segments) != 0:
-            raise _invalid(f"num_segments should be a scalar, not shape "
-                           f"{_shape_str(np.shape(num_segments))}")
-        n = int(num_segments)
-        if data.shape[:ids.ndim] != ids.shape:
-            raise _invalid(f"data.shape = {_shape_str(data.shape)} does not start with "
-                           f"segment_ids.shape = {_shape_str(ids.shape)}")
-        if n < 0:
-            raise _invalid(f"Input num_segments == {n} must not be negative.")
-        flat_ids = ids.reshape(-1).astype(np.int64)
-        flat = data.reshape((flat_ids.size,) + data.shape[ids.ndim:])
-        bad = np.nonzero(flat_ids >= n)[0]
-        if bad.size:
-            pos = np.unravel_index(bad[0], ids.shape) if ids.ndim else ()
-            where = ",".join(str(int(p)) for p in pos)
-            raise _invalid(f"segment_ids[{where}] = {flat_ids[bad[0]]} is out of range [0, {n})")
-        out = np.zeros((n,) + data.shape[ids.ndim:], dtype=data.dtype)
-        keep = flat_ids >= 0
-        np.add.at(out, flat_ids[keep], flat[keep])
-        return (out,)
-
-    return compute

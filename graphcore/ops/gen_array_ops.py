@@ -598,7 +598,7 @@ def _identity_n_shape(op: ops_lib.Operation) -> list:
     return [t.shape for t in op._inputs]
 
 
-def _unsorted_segment_shape(op: ops_lib.Operation) -> list:
+def unsorted_segment_shape(op: ops_lib.Operation) -> list:
     data = _dims(op._inputs[0].shape)
     ids = _dims(op._inputs[1].shape)
     _with_rank(_dims(op._inputs[2].shape), 0)
@@ -746,4 +746,4 @@ op_registry.register_op("PreventGradient").input("input: T").output("output: T")
 op_registry.register_op("UnsortedSegmentSum").input("data: T").input("segment_ids: Tindices") \
     .input("num_segments: Tnumsegments").output("output: T").attr("T: numbertype") \
     .attr("Tindices: {int16, int32, int64}").attr(f"Tnumsegments: {_INDEX} = DT_INT32") \
-    .shape_fn(_unsorted_segment_shape)
+    .shape_fn(unsorted_segment_shape)
