@@ -44,6 +44,7 @@ from graphcore.ops.logging_ops import *
 from graphcore.ops.script_ops import *
 from graphcore.ops.segment_ops import *
 from graphcore.ops.manip_ops import *
+from graphcore.ops.random_distribution_ops import *
 from graphcore.ops.state_ops import *
 from graphcore.ops.variables import *
 from graphcore.ops.resource_variable_ops import *

@@ -32,7 +32,7 @@ class _Stream:
         self.lock = threading.Lock()
 
 
-def _stream(ctx: KernelContext) -> _Stream:
+def stream_of(ctx: KernelContext) -> _Stream:
     attr = ctx.node_def.attr
     seed, seed2 = int(attr["seed"].i), int(attr["seed2"].i)
     resources = ctx.resources
@@ -50,7 +50,7 @@ def _stream(ctx: KernelContext) -> _Stream:
     return stream
 
 
-def _shape_of(shape: object) -> tuple[int, ...]:
+def shape_of(shape: object) -> tuple[int, ...]:
     arr = np.asarray(shape)
     if arr.ndim != 1:
         raise errors.InvalidArgumentError(
@@ -70,14 +70,14 @@ _MANTISSA_BITS = {"float16": 10, "bfloat16": 7}
 
 def _float_kernel(draw):
     def factory(ctx: KernelContext):
-        stream = _stream(ctx)
+        stream = stream_of(ctx)
         dtype = ctx.attr("dtype")
         out_dtype = dtype.as_numpy_dtype
         gen_dtype = np.float64 if dtype.name == "float64" else np.float32
         bits = _MANTISSA_BITS.get(dtype.name) if draw is _uniform else None
 
         def compute(shape):
-            dims = _shape_of(shape)
+            dims = shape_of(shape)
             with stream.lock:
                 if bits is not None:
                     values = stream.rng.integers(0, 2**bits, size=dims) / 2.0**bits
@@ -115,11 +115,11 @@ register_kernel("TruncatedNormal")(_float_kernel(_truncated))
 
 @register_kernel("RandomUniformInt")
 def _uniform_int(ctx: KernelContext):
-    stream = _stream(ctx)
+    stream = stream_of(ctx)
     out_dtype = ctx.attr("Tout").as_numpy_dtype
 
     def compute(shape, minval, maxval):
-        dims = _shape_of(shape)
+        dims = shape_of(shape)
         for value, what in ((minval, "minval"), (maxval, "maxval")):
             if np.ndim(value) != 0:
                 raise errors.InvalidArgumentError(
@@ -140,7 +140,7 @@ def _uniform_int(ctx: KernelContext):
 
 @register_kernel("RandomShuffle")
 def _shuffle(ctx: KernelContext):
-    stream = _stream(ctx)
+    stream = stream_of(ctx)
 
     def compute(value):
         arr = np.asarray(value)

@@ -1,0 +1,131 @@
+"""CPU kernels of :mod:`graphcore.ops.random_distribution_ops`: the stateful ones draw
+from the node's stream (as the other random kernels), the stateless ones from a generator
+seeded by their ``seed`` input alone."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from graphcore.framework import errors
+from graphcore.kernels.random_kernels import shape_of, stream_of
+from graphcore.kernels.registry import KernelContext, register_kernel
+
+
+def _invalid(message: str) -> errors.InvalidArgumentError:
+    return errors.InvalidArgumentError(None, None, message)
+
+
+def _draw_multinomial(rng: np.random.Generator, logits, num_samples, out_dtype):
+    logits = np.asarray(logits, dtype=np.float64)
+    if logits.ndim != 2:
+        raise _invalid("logits should be a matrix")
+    n = int(num_samples)
+    if n < 0:
+        raise _invalid(f"num_samples should be nonnegative, got {n}")
+    if logits.shape[1] == 0 and n > 0:
+        raise _invalid("num_classes should be positive")
+    shifted = logits - np.max(logits, axis=1, keepdims=True)
+    probs = np.exp(shifted)
+    probs /= probs.sum(axis=1, keepdims=True)
+    cdf = np.cumsum(probs, axis=1)
+    u = rng.random((logits.shape[0], n))
+    idx = np.minimum((u[:, :, None] > cdf[:, None, :]).sum(axis=2), logits.shape[1] - 1)
+    return idx.astype(out_dtype)
+
+
+@register_kernel("Multinomial")
+def _multinomial(ctx: KernelContext):
+    stream = stream_of(ctx)
+    out = ctx.attr("output_dtype").as_numpy_dtype
+
+    def compute(logits, num_samples):
+        with stream.lock:
+            return (_draw_multinomial(stream.rng, logits, num_samples, out),)
+
+    return compute
+
+
+@register_kernel("RandomGamma")
+def _random_gamma(ctx: KernelContext):
+    stream = stream_of(ctx)
+    out = ctx.output_types[0].as_numpy_dtype
+
+    def compute(shape, alpha):
+        alpha = np.asarray(alpha, dtype=np.float64)
+        dims = shape_of(shape) + alpha.shape
+        with stream.lock:
+            values = stream.rng.standard_gamma(np.broadcast_to(alpha, dims))
+        return (values.astype(out),)
+
+    return compute
+
+
+@register_kernel("RandomPoissonV2")
+def _random_poisson(ctx: KernelContext):
+    stream = stream_of(ctx)
+    out = ctx.attr("dtype").as_numpy_dtype
+
+    def compute(shape, rate):
+        rate = np.asarray(rate, dtype=np.float64)
+        dims = shape_of(shape) + rate.shape
+        with stream.lock:
+            values = stream.rng.poisson(np.broadcast_to(rate, dims))
+        return (values.astype(out),)
+
+    return compute
+
+
+def _stateless_rng(seed) -> np.random.Generator:
+    seed = np.asarray(seed).reshape(-1)
+    if seed.size != 2:
+        raise _invalid(f"seed must have shape [2], not [{seed.size}]")
+    return np.random.default_rng([int(s) & 0xFFFFFFFFFFFFFFFF for s in seed])
+
+
+def _truncated(rng: np.random.Generator, dims: tuple) -> np.ndarray:
+    values = rng.standard_normal(dims)
+    bad = np.abs(values) > 2
+    while bad.any():
+        values[bad] = rng.standard_normal(int(bad.sum()))
+        bad = np.abs(values) > 2
+    return values
+
+
+_STATELESS = {
+    "StatelessRandomUniform": lambda rng, dims: rng.random(dims),
+    "StatelessRandomNormal": lambda rng, dims: rng.standard_normal(dims),
+    "StatelessTruncatedNormal": _truncated,
+}
+
+
+def _stateless_kernel(draw):
+    def factory(ctx: KernelContext):
+        out = ctx.attr("dtype").as_numpy_dtype
+        return lambda shape, seed: (np.asarray(draw(_stateless_rng(seed), shape_of(shape)))
+                                    .astype(out),)
+
+    return factory
+
+
+for _op_type, _draw in _STATELESS.items():
+    register_kernel(_op_type)(_stateless_kernel(_draw))
+
+
+@register_kernel("StatelessRandomUniformInt")
+def _stateless_uniform_int(ctx: KernelContext):
+    out = ctx.attr("dtype").as_numpy_dtype
+
+    def compute(shape, seed, minval, maxval):
+        lo, hi = int(minval), int(maxval)
+        if lo >= hi:
+            raise _invalid(f"Need minval < maxval: {lo} >= {hi}")
+        return (_stateless_rng(seed).integers(lo, hi, shape_of(shape)).astype(out),)
+
+    return compute
+
+
+@register_kernel("StatelessMultinomial")
+def _stateless_multinomial(ctx: KernelContext):
+    out = ctx.attr("output_dtype").as_numpy_dtype
+    return lambda logits, num_samples, seed: (
+        _draw_multinomial(_stateless_rng(seed), logits, num_samples, out),)
