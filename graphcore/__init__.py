@@ -66,6 +66,15 @@ from graphcore.framework.gradient_registry import (
     NoGradient, NotDifferentiable, RegisterGradient,
 )
 from graphcore import layers, losses, nn, summary, train
+from graphcore import bitwise, linalg, math
+from graphcore.ops.math_compat import *
+from graphcore.ops.math_ops import conj
+from graphcore.ops.linalg_ops import (
+    cholesky, cholesky_solve, cross, diag, diag_part, einsum, eye, matrix_band_part,
+    matrix_determinant, matrix_diag, matrix_diag_part, matrix_inverse, matrix_set_diag,
+    matrix_solve, matrix_solve_ls, matrix_transpose, matrix_triangular_solve, norm, qr,
+    self_adjoint_eig, self_adjoint_eigvals, svd, tensordot, trace,
+)
 from graphcore.protobuf.attr_value_pb2 import AttrValue, NameAttrList
 from graphcore.protobuf.config_pb2 import (
     ConfigProto, GPUOptions, GraphOptions, OptimizerOptions, RunMetadata, RunOptions,

@@ -1,0 +1,18 @@
+"""``tf.linalg``: the linear-algebra functions of :mod:`graphcore.ops.linalg_ops` (and the
+matrix functions living with the math, array and nn ops) under TF1's ``tf.linalg`` names.
+
+Not yet here: the LinearOperator classes, lu/lu_solve/lu_matrix_inverse/lu_reconstruct,
+expm, logm, sqrtm, pinv, matrix_rank, eigh_tridiagonal, tridiagonal_matmul/solve,
+global_norm and normalize.
+"""
+
+# ruff: noqa: F401, I001
+from graphcore.ops.array_ops import transpose
+from graphcore.ops.linalg_ops import (
+    adjoint, band_part, cholesky, cholesky_solve, cross, det, eigh, eigvalsh, einsum, eye,
+    inv, logdet, lstsq, matmul, matrix_transpose, matvec, norm, qr, set_diag, slogdet, solve,
+    svd, tensor_diag, tensor_diag_part, tensordot, trace, triangular_solve,
+)
+from graphcore.ops.linalg_ops import matrix_diag as diag
+from graphcore.ops.linalg_ops import matrix_diag_part as diag_part
+from graphcore.ops.nn_ops import l2_normalize

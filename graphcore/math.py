@@ -1,0 +1,29 @@
+"""``tf.math``: TF1's ``tf.math`` names, gathered from the op modules that define them
+(math, elementwise, nn, array and bitwise ops).
+
+Not yet here (no op or composition in graphcore): accumulate_n, approx_max_k/min_k, the
+bessel functions, bincount, confusion_matrix, cumulative_logsumexp, erfcinv,
+is_non_decreasing, is_strictly_increasing, multiply_no_nan, nextafter, polyval,
+reciprocal_no_nan, reduce_euclidean_norm, reduce_std, reduce_variance, segment_*,
+unsorted_segment_max/mean/min/prod/sqrt_n, sobol_sample, softsign, special, top_k, xlog1py,
+zero_fraction.
+"""
+
+# ruff: noqa: F401, I001
+from graphcore.ops.array_ops import invert_permutation, unsorted_segment_sum
+from graphcore.ops.elementwise_ops import (
+    acos, acosh, angle, asin, asinh, atan, atan2, atanh, betainc, cosh, count_nonzero,
+    digamma, erf, erfc, erfinv, expm1, igamma, igammac, imag, is_finite, is_inf, is_nan, lbeta,
+    lgamma, log_sigmoid, ndtri, polygamma, real, reduce_logsumexp, sinh, tan, xdivy, xlogy,
+    zeta,
+)
+from graphcore.ops.math_ops import (
+    abs, add, add_n, argmax, argmin, ceil, conj, cos, cumprod, cumsum, divide, equal, exp,
+    floor, floordiv, floormod, greater, greater_equal, less, less_equal, log, log1p,
+    logical_and, logical_not, logical_or, logical_xor, maximum, minimum, mod, multiply,
+    negative, not_equal, pow, reciprocal, reduce_all, reduce_any, reduce_max, reduce_mean,
+    reduce_min, reduce_prod, reduce_sum, rint, round, rsqrt, scalar_mul, sigmoid, sign, sin,
+    sqrt, square, squared_difference, subtract, tanh, truediv,
+)
+from graphcore.ops.math_ops import div_no_nan as divide_no_nan
+from graphcore.ops.nn_ops import in_top_k, l2_normalize, log_softmax, softmax, softplus
