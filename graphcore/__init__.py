@@ -45,6 +45,19 @@ from graphcore.ops.script_ops import *
 from graphcore.ops.segment_ops import *
 from graphcore.ops.manip_ops import *
 from graphcore.ops.random_distribution_ops import *
+from graphcore.ops.execution_mode import (
+    COMPILER_VERSION, CXX11_ABI_FLAG, GIT_VERSION, MONOLITHIC_BUILD, VERSION,
+    control_flow_v2_enabled, disable_control_flow_v2, disable_eager_execution,
+    disable_tensor_equality, disable_v2_behavior, disable_v2_tensorshape, executing_eagerly,
+    executing_eagerly_outside_functions,
+)
+from graphcore import graph_util
+from graphcore.framework import nest
+from graphcore.framework.tensor_shape import dimension_at_index, dimension_value
+from graphcore.framework.tensor_util import constant_value as get_static_value
+from graphcore.framework.tensor_util import is_tensor
+from graphcore.framework.gradient_registry import NotDifferentiable as no_gradient
+from graphcore.train.optimizer import init_scope
 from graphcore.ops.state_ops import *
 from graphcore.ops.variables import *
 from graphcore.ops.resource_variable_ops import *

@@ -489,3 +489,12 @@ def constant_value(tensor: Any) -> np.ndarray | None:
     if _constant_folder is not None:
         return _constant_folder(op, tensor.value_index)
     return None
+
+
+def is_tensor(x: Any) -> bool:
+    """Whether ``x`` is a graph tensor or tensor-like (a Variable, SparseTensor,
+    IndexedSlices): what ``tf.is_tensor`` accepts."""
+    from graphcore.framework.tensor import Tensor
+
+    return isinstance(x, Tensor) or bool(getattr(x, "is_tensor_like", False)) or \
+        hasattr(x, "_as_graph_element") or (hasattr(x, "indices") and hasattr(x, "values"))

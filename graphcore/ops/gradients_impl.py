@@ -9,6 +9,7 @@ registered gradient function builds the input gradients under
 from __future__ import annotations
 
 import collections
+import enum
 from typing import Any
 
 from graphcore.framework import dtypes as dtypes_lib
@@ -17,7 +18,14 @@ from graphcore.framework import ops as ops_lib
 from graphcore.framework.tensor_conversion import convert_to_tensor
 from graphcore.ops import control_flow_state, control_flow_util
 
-__all__ = ["gradients", "AggregationMethod"]
+__all__ = ["gradients", "AggregationMethod", "UnconnectedGradients"]
+
+
+class UnconnectedGradients(enum.StrEnum):
+    """What ``gradients`` returns for an x that ys do not depend on."""
+
+    NONE = "none"
+    ZERO = "zero"
 
 
 class AggregationMethod:

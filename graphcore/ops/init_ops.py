@@ -14,7 +14,8 @@ __all__ = [
     "zeros_initializer", "ones_initializer", "constant_initializer",
     "random_uniform_initializer", "random_normal_initializer", "truncated_normal_initializer",
     "variance_scaling_initializer", "glorot_uniform_initializer", "glorot_normal_initializer",
-    "he_normal", "he_uniform", "lecun_normal", "lecun_uniform",
+    "he_normal", "he_uniform", "lecun_normal", "lecun_uniform", "UniformUnitScaling",
+    "uniform_unit_scaling_initializer",
 ]
 
 
@@ -197,3 +198,26 @@ def lecun_normal(seed: int | None = None) -> VarianceScaling:
 
 def lecun_uniform(seed: int | None = None) -> VarianceScaling:
     return VarianceScaling(1.0, "fan_in", "uniform", seed)
+
+
+class UniformUnitScaling(Initializer):
+    """TF1's uniform_unit_scaling_initializer: uniform in +-sqrt(3 / fan_in) * factor,
+    fan_in the product of all dimensions but the last."""
+
+    def __init__(self, factor: float = 1.0, seed: int | None = None,
+                 dtype: Any = dtypes_lib.float32):
+        self.factor, self.seed = factor, seed
+        self.dtype = dtypes_lib.as_dtype(dtype)
+
+    def __call__(self, shape, dtype=None, partition_info=None):
+        dtype = dtypes_lib.as_dtype(dtype or self.dtype)
+        shape = list(shape)
+        input_size = 1.0
+        for dim in shape[:-1]:
+            input_size *= float(dim)
+        input_size = max(input_size, 1.0)
+        max_val = math.sqrt(3 / input_size) * self.factor
+        return _random_ops().random_uniform(shape, -max_val, max_val, dtype, seed=self.seed)
+
+
+uniform_unit_scaling_initializer = UniformUnitScaling

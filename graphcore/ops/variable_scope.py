@@ -22,8 +22,8 @@ from graphcore.framework import tensor_shape as shape_lib
 from graphcore.ops import init_ops
 from graphcore.ops.variables import Variable
 
-__all__ = ["AUTO_REUSE", "VariableScope", "get_variable", "get_variable_scope",
-           "variable_scope", "variable_op_scope", "no_regularizer"]
+__all__ = ["AUTO_REUSE", "VariableScope", "get_local_variable", "get_variable",
+           "get_variable_scope", "variable_scope", "variable_op_scope", "no_regularizer"]
 
 
 class _ReuseMode(enum.Enum):
@@ -256,6 +256,17 @@ def get_variable(name: str, shape: Any = None, dtype: Any = None, initializer: A
         trainable=trainable, collections=collections, caching_device=caching_device,
         partitioner=partitioner, validate_shape=validate_shape, use_resource=use_resource,
         custom_getter=custom_getter, constraint=constraint, **kwargs)
+
+
+def get_local_variable(name: str, shape: Any = None, dtype: Any = None,
+                       initializer: Any = None, regularizer: Any = None,
+                       trainable: bool = False, collections: list | None = None,
+                       **kwargs: Any) -> Any:
+    """``get_variable`` into LOCAL_VARIABLES (and ``collections``), not trainable."""
+    collections = list(collections or []) + [ops_lib.GraphKeys.LOCAL_VARIABLES]
+    return get_variable(name, shape=shape, dtype=dtype, initializer=initializer,
+                        regularizer=regularizer, trainable=False, collections=collections,
+                        **kwargs)
 
 
 @contextlib.contextmanager

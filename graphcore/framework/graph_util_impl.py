@@ -1,0 +1,170 @@
+"""``tf.graph_util``: GraphDef surgery for deployment (TF's graph_util_impl) —
+``extract_sub_graph``, ``remove_training_nodes``, ``convert_variables_to_constants``
+(freezing: each variable the outputs need becomes a Const of its value in a session),
+``must_run_on_cpu`` and ``tensor_shape_from_node_def_name``."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from graphcore.framework import dtypes as dtypes_lib
+from graphcore.framework import tensor_util
+from graphcore.protobuf import attr_value_pb2, graph_pb2
+
+__all__ = ["convert_variables_to_constants", "extract_sub_graph", "must_run_on_cpu",
+           "remove_training_nodes", "tensor_shape_from_node_def_name"]
+
+_VARIABLE_OPS = ("Variable", "VariableV2", "VarHandleOp")
+
+
+def _node_name(name: str) -> str:
+    name = name[1:] if name.startswith("^") else name
+    return name.split(":")[0]
+
+
+def extract_sub_graph(graph_def: graph_pb2.GraphDef,
+                      dest_nodes: list[str]) -> graph_pb2.GraphDef:
+    """The nodes of ``graph_def`` that ``dest_nodes`` need (data and control inputs),
+    in their original order."""
+    if not isinstance(graph_def, graph_pb2.GraphDef):
+        raise TypeError("graph_def must be a graph_pb2.GraphDef proto.")
+    if isinstance(dest_nodes, str):
+        raise TypeError("dest_nodes must be an iterable of strings.")
+    by_name = {n.name: n for n in graph_def.node}
+    for d in dest_nodes:
+        if d not in by_name:
+            raise AssertionError(f"{d} is not in graph")
+    keep: set[str] = set()
+    stack = list(dest_nodes)
+    while stack:
+        name = stack.pop()
+        if name in keep:
+            continue
+        keep.add(name)
+        stack.extend(_node_name(i) for i in by_name[name].input)
+    out = graph_pb2.GraphDef()
+    out.node.extend(copy.deepcopy(n) for n in graph_def.node if n.name in keep)
+    out.library.CopyFrom(graph_def.library)
+    out.versions.CopyFrom(graph_def.versions)
+    return out
+
+
+def remove_training_nodes(input_graph: graph_pb2.GraphDef,
+                          protected_nodes: list[str] | None = None) -> graph_pb2.GraphDef:
+    """``input_graph`` without CheckNumerics and Identity nodes (those without control
+    inputs and not protected), their consumers wired to their inputs."""
+    protected = set(protected_nodes or [])
+    removable = {}
+    for node in input_graph.node:
+        if node.name in protected:
+            continue
+        if node.op == "CheckNumerics" or (
+                node.op == "Identity" and not any(i.startswith("^") for i in node.input)):
+            removable[node.name] = node.input[0]
+
+    def resolve(name: str) -> str:
+        control = name.startswith("^")
+        base, _, index = (name[1:] if control else name).partition(":")
+        seen = set()
+        while base in removable and base not in seen:
+            seen.add(base)
+            base, _, index = removable[base].partition(":")
+        out = base if not index or index == "0" else f"{base}:{index}"
+        return "^" + base if control else out
+
+    out = graph_pb2.GraphDef()
+    for node in input_graph.node:
+        if node.name in removable:
+            continue
+        new = out.node.add()
+        new.CopyFrom(node)
+        del new.input[:]
+        new.input.extend(resolve(i) for i in node.input)
+    out.library.CopyFrom(input_graph.library)
+    out.versions.CopyFrom(input_graph.versions)
+    return out
+
+
+def convert_variables_to_constants(sess: Any, input_graph_def: graph_pb2.GraphDef,
+                                   output_node_names: list[str],
+                                   variable_names_whitelist: Any = None,
+                                   variable_names_blacklist: Any = None) -> graph_pb2.GraphDef:
+    """The subgraph ``output_node_names`` need, with each of its variables replaced by a
+    Const holding the variable's value in ``sess`` (a ref variable's node becomes the
+    Const; a resource variable's reads become Identities of it)."""
+    graph_def = extract_sub_graph(input_graph_def, output_node_names)
+    wanted = []
+    for node in graph_def.node:
+        if node.op in _VARIABLE_OPS:
+            if variable_names_whitelist is not None and \
+                    node.name not in variable_names_whitelist:
+                continue
+            if variable_names_blacklist is not None and node.name in variable_names_blacklist:
+                continue
+            wanted.append(node)
+    resource_reads = {}
+    for node in graph_def.node:
+        if node.op == "ReadVariableOp" and _node_name(node.input[0]) in \
+                {v.name for v in wanted if v.op == "VarHandleOp"}:
+            resource_reads[node.name] = node
+    fetch_names = []
+    for v in wanted:
+        if v.op == "VarHandleOp":
+            read = next((r for r in resource_reads.values()
+                         if _node_name(r.input[0]) == v.name), None)
+            fetch_names.append(None if read is None else read.name + ":0")
+        else:
+            fetch_names.append(v.name + ":0")
+    values = {}
+    present = [(v.name, f) for v, f in zip(wanted, fetch_names) if f is not None]
+    if present:
+        results = sess.run([f for _, f in present])
+        values = {name: value for (name, _), value in zip(present, results)}
+    out = graph_pb2.GraphDef()
+    for node in graph_def.node:
+        new = out.node.add()
+        if node.name in values:
+            value = values[node.name]
+            dtype = dtypes_lib.as_dtype(node.attr["dtype"].type)
+            new.op = "Const"
+            new.name = node.name
+            new.attr["dtype"].CopyFrom(attr_value_pb2.AttrValue(type=dtype.as_datatype_enum))
+            new.attr["value"].CopyFrom(attr_value_pb2.AttrValue(
+                tensor=tensor_util.make_tensor_proto(value, dtype=dtype)))
+            if node.device:
+                new.device = node.device
+        elif node.name in resource_reads and _node_name(node.input[0]) in values:
+            new.op = "Identity"
+            new.name = node.name
+            new.input.extend(node.input)
+            new.attr["T"].CopyFrom(node.attr["dtype"])
+            if node.device:
+                new.device = node.device
+        else:
+            new.CopyFrom(node)
+    out.library.CopyFrom(graph_def.library)
+    out.versions.CopyFrom(graph_def.versions)
+    return out
+
+
+def must_run_on_cpu(node: Any, pin_variables_on_cpu: bool = False) -> bool:
+    """Whether ``node`` (a NodeDef or Operation) has to run on a CPU: string outputs,
+    and variables when ``pin_variables_on_cpu``."""
+    node_def = node.node_def if hasattr(node, "node_def") else node
+    if pin_variables_on_cpu and node_def.op in _VARIABLE_OPS:
+        return True
+    if node_def.op == "Const":
+        return node_def.attr["dtype"].type == dtypes_lib.string.as_datatype_enum
+    if node_def.op in ("DynamicStitch", "ParallelDynamicStitch"):
+        return node_def.attr["T"].type == dtypes_lib.int32.as_datatype_enum
+    if node_def.op in ("Cast",):
+        return node_def.attr["SrcT"].type == dtypes_lib.string.as_datatype_enum
+    return False
+
+
+def tensor_shape_from_node_def_name(graph: Any, input_name: str) -> Any:
+    """The static shape of tensor ``input_name`` (``:0`` when it names a node)."""
+    if ":" not in input_name:
+        input_name += ":0"
+    return graph.get_tensor_by_name(input_name).get_shape()
