@@ -2,15 +2,16 @@
 matrix functions living with the math, array and nn ops) under TF1's ``tf.linalg`` names.
 
 Not yet here: the LinearOperator classes, lu/lu_solve/lu_matrix_inverse/lu_reconstruct,
-expm, logm, sqrtm, pinv, matrix_rank, eigh_tridiagonal, tridiagonal_matmul/solve,
-global_norm and normalize.
+expm, logm, sqrtm, eigh_tridiagonal, tridiagonal_matmul/solve and normalize.
 """
 
 # ruff: noqa: F401, I001
 from graphcore.ops.array_ops import transpose
+from graphcore.ops.clip_ops import global_norm
 from graphcore.ops.linalg_ops import (
     adjoint, band_part, cholesky, cholesky_solve, cross, det, eigh, eigvalsh, einsum, eye,
-    inv, logdet, lstsq, matmul, matrix_transpose, matvec, norm, qr, set_diag, slogdet, solve,
+    inv, logdet, lstsq, matmul, matrix_rank, matrix_transpose, matvec, norm, pinv, qr, set_diag,
+    slogdet, solve,
     svd, tensor_diag, tensor_diag_part, tensordot, trace, triangular_solve,
 )
 from graphcore.ops.linalg_ops import matrix_diag as diag

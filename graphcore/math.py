@@ -1,16 +1,14 @@
 """``tf.math``: TF1's ``tf.math`` names, gathered from the op modules that define them
 (math, elementwise, nn, array and bitwise ops).
 
-Not yet here (no op or composition in graphcore): accumulate_n, approx_max_k/min_k, the
-bessel functions, bincount, confusion_matrix, cumulative_logsumexp, erfcinv,
-is_non_decreasing, is_strictly_increasing, multiply_no_nan, nextafter, polyval,
-reciprocal_no_nan, reduce_euclidean_norm, reduce_std, reduce_variance, segment_*,
-unsorted_segment_max/mean/min/prod/sqrt_n, sobol_sample, softsign, special, top_k, xlog1py,
-zero_fraction.
+Not yet here (no op or composition in graphcore): approx_max_k/min_k, the bessel functions,
+confusion_matrix, cumulative_logsumexp, erfcinv, multiply_no_nan, nextafter,
+reduce_euclidean_norm, sobol_sample, softsign, special, top_k, xlog1py, zero_fraction.
 """
 
 # ruff: noqa: F401, I001
 from graphcore.ops.array_ops import invert_permutation, unsorted_segment_sum
+from graphcore.ops.check_ops import is_non_decreasing, is_strictly_increasing
 from graphcore.ops.elementwise_ops import (
     acos, acosh, angle, asin, asinh, atan, atan2, atanh, betainc, cosh, count_nonzero,
     digamma, erf, erfc, erfinv, expm1, igamma, igammac, imag, is_finite, is_inf, is_nan, lbeta,
@@ -26,4 +24,12 @@ from graphcore.ops.math_ops import (
     sqrt, square, squared_difference, subtract, tanh, truediv,
 )
 from graphcore.ops.math_ops import div_no_nan as divide_no_nan
+from graphcore.ops.manip_ops import bincount
+from graphcore.ops.math_compat import (
+    accumulate_n, polyval, reciprocal_no_nan, reduce_std, reduce_variance,
+)
 from graphcore.ops.nn_ops import in_top_k, l2_normalize, log_softmax, softmax, softplus
+from graphcore.ops.segment_ops import (
+    segment_max, segment_mean, segment_min, segment_prod, segment_sum, unsorted_segment_max,
+    unsorted_segment_mean, unsorted_segment_min, unsorted_segment_prod, unsorted_segment_sqrt_n,
+)

@@ -22,8 +22,8 @@ __all__ = [
     "adjoint", "band_part", "cholesky", "cholesky_solve", "cross", "det", "diag",
     "diag_part", "einsum", "eigh", "eigvalsh", "eye", "inv", "log_matrix_determinant",
     "logdet", "lstsq", "matmul", "matrix_band_part", "matrix_determinant", "matrix_diag",
-    "matrix_diag_part", "matrix_inverse", "matrix_set_diag", "matrix_solve", "matrix_solve_ls",
-    "matrix_transpose", "matrix_triangular_solve", "matvec", "norm", "qr",
+    "matrix_diag_part", "matrix_inverse", "matrix_rank", "matrix_set_diag", "matrix_solve",
+    "matrix_solve_ls", "matrix_transpose", "pinv", "matrix_triangular_solve", "matvec", "norm", "qr",
     "self_adjoint_eig", "self_adjoint_eigvals", "set_diag", "slogdet", "solve", "svd",
     "tensor_diag", "tensor_diag_part", "tensordot", "trace", "triangular_solve",
 ]
@@ -479,6 +479,63 @@ def einsum(equation: str, *inputs: Any, **kwargs: Any) -> _T:
                        equation=f"{left_subs},{subs[i]}->{keep}")[0]
             left_subs = keep
         return left
+
+
+def _check_matrix(a: _T) -> None:
+    """TF's _maybe_validate_matrix, static part: a float or complex tensor of rank >= 2."""
+    if not a.dtype.is_floating and not a.dtype.is_complex:
+        raise TypeError(f"Input `a` must have `float`-like `dtype` (saw {a.dtype.name}).")
+    if a.shape.ndims is not None and a.shape.ndims < 2:
+        raise ValueError(f"Input `a` must have at least 2 dimensions (saw: {a.shape.ndims}).")
+
+
+def matrix_rank(a: Any, tol: Any = None, validate_args: bool = False,
+                name: str | None = None) -> _T:
+    """The number of singular values above ``tol`` (default eps * max(rows, cols) * s_max).
+    ``validate_args`` checks the dtype and a static rank (TF also asserts a dynamic rank)."""
+    with ops_lib.name_scope(name or "matrix_rank"):
+        a = convert_to_tensor(a, dtype_hint=dtypes_lib.float32, name="a")
+        if validate_args:
+            _check_matrix(a)
+        s = svd(a, compute_uv=False)
+        if tol is None:
+            if a.shape[-2:].is_fully_defined():
+                m: Any = np.max(a.shape[-2:].as_list())
+            else:
+                m = math_ops.reduce_max(array_ops.shape(a)[-2:])
+            eps = np.finfo(a.dtype.as_numpy_dtype).eps
+            tol = eps * math_ops.cast(m, a.dtype) * math_ops.reduce_max(s, axis=-1,
+                                                                         keepdims=True)
+        return math_ops.reduce_sum(math_ops.cast(s > tol, dtypes_lib.int32), axis=-1)
+
+
+def pinv(a: Any, rcond: Any = None, validate_args: bool = False,
+         name: str | None = None) -> _T:
+    """The Moore-Penrose pseudo-inverse, singular values below rcond * s_max dropped.
+    ``validate_args`` checks the dtype and a static rank (TF also asserts a dynamic rank)."""
+    with ops_lib.name_scope(name or "pinv"):
+        a = convert_to_tensor(a, name="a")
+        if validate_args:
+            _check_matrix(a)
+        dtype = a.dtype.as_numpy_dtype
+        if rcond is None:
+            dims = a.shape.as_list()
+            rows = dims[-2] if dims[-2] is not None else array_ops.shape(a)[-2]
+            cols = dims[-1] if dims[-1] is not None else array_ops.shape(a)[-1]
+            if isinstance(rows, int) and isinstance(cols, int):
+                max_rows_cols: Any = float(max(rows, cols))
+            else:
+                max_rows_cols = math_ops.cast(math_ops.maximum(rows, cols), dtype)
+            rcond = 10. * max_rows_cols * np.finfo(dtype).eps
+        rcond = convert_to_tensor(rcond, dtype=dtype, name="rcond")
+        s, u, v = svd(a, full_matrices=False, compute_uv=True)
+        cutoff = rcond * math_ops.reduce_max(s, axis=-1)
+        s = math_ops.where_v2(s > array_ops.expand_dims(cutoff, -1), s,
+                              np.array(np.inf, dtype))
+        a_pinv = math_ops.matmul(v / array_ops.expand_dims(s, -2), u, adjoint_b=True)
+        if a.shape.ndims is not None:
+            a_pinv.set_shape(a.shape[:-2].concatenate([a.shape[-1], a.shape[-2]]))
+        return a_pinv
 
 
 matmul = math_ops.matmul
