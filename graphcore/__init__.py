@@ -58,6 +58,8 @@ from graphcore.framework.tensor_util import constant_value as get_static_value
 from graphcore.framework.tensor_util import is_tensor
 from graphcore.framework.gradient_registry import NotDifferentiable as no_gradient
 from graphcore.train.optimizer import init_scope
+from graphcore.ops.string_ops import *
+from graphcore import strings
 from graphcore.ops.state_ops import *
 from graphcore.ops.variables import *
 from graphcore.ops.resource_variable_ops import *

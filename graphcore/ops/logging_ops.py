@@ -77,3 +77,16 @@ def print(*inputs: Any, **kwargs: Any) -> ops_lib.Operation:  # noqa: A001
         formatted = apply_op("StringFormat", inputs=tensors, template=sep.join(pieces),
                              placeholder=placeholder, summarize=summarize).outputs[0]
         return apply_op("PrintV2", input=formatted, output_stream=output_stream, end=end)
+
+
+def string_format(template: str, inputs: Any, placeholder: str = "{}", summarize: int = 3,
+                   name: str | None = None) -> ops_lib.Tensor:
+    """``tf.strings.format``: ``template`` with each ``placeholder`` replaced by the next
+    tensor of ``inputs``, formatted as ``tf.print`` shows it."""
+    inputs = list(inputs) if isinstance(inputs, (list, tuple)) else [inputs]
+    if template.count(placeholder) != len(inputs):
+        raise ValueError(f"num placeholders in template and num inputs must match: "
+                         f"{template.count(placeholder)} vs. {len(inputs)}")
+    return apply_op("StringFormat", name=name, inputs=[convert_to_tensor(x) for x in inputs],
+                    template=template, placeholder=placeholder,
+                    summarize=summarize).outputs[0]
