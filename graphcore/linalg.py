@@ -1,8 +1,9 @@
 """``tf.linalg``: the linear-algebra functions of :mod:`graphcore.ops.linalg_ops` (and the
 matrix functions living with the math, array and nn ops) under TF1's ``tf.linalg`` names.
 
-Not yet here: the LinearOperator classes, lu/lu_solve/lu_matrix_inverse/lu_reconstruct,
-expm, logm, sqrtm, eigh_tridiagonal, tridiagonal_matmul/solve and normalize.
+Not yet here: the LinearOperator classes, expm, logm, eigh_tridiagonal and
+tridiagonal_matmul/solve; lu_solve, lu_matrix_inverse and lu_reconstruct take one matrix,
+not batches (TF permutes batches with gather_nd and map_fn, which graphcore lacks).
 """
 
 # ruff: noqa: F401, I001
@@ -10,8 +11,8 @@ from graphcore.ops.array_ops import transpose
 from graphcore.ops.clip_ops import global_norm
 from graphcore.ops.linalg_ops import (
     adjoint, band_part, cholesky, cholesky_solve, cross, det, eigh, eigvalsh, einsum, eye,
-    inv, logdet, lstsq, matmul, matrix_rank, matrix_transpose, matvec, norm, pinv, qr, set_diag,
-    slogdet, solve,
+    inv, logdet, lstsq, lu, lu_matrix_inverse, lu_reconstruct, lu_solve, matmul, matrix_rank,
+    matrix_transpose, matvec, norm, normalize, pinv, qr, set_diag, slogdet, solve, sqrtm,
     svd, tensor_diag, tensor_diag_part, tensordot, trace, triangular_solve,
 )
 from graphcore.ops.linalg_ops import matrix_diag as diag

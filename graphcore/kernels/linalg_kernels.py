@@ -8,6 +8,7 @@ InvalidArgumentErrors with TF's messages.
 from __future__ import annotations
 
 import numpy as np
+import scipy.linalg
 
 from graphcore.framework import errors
 from graphcore.kernels.registry import KernelContext, register_kernel
@@ -86,6 +87,36 @@ def _cholesky(ctx, x):
             out[i] = np.linalg.cholesky(m)
         except np.linalg.LinAlgError:
             out[i] = nan_lower
+    return (out.reshape(x.shape),)
+
+
+@register_kernel("Lu")
+@_unary()
+def _lu(ctx, x):
+    flat = x.reshape((-1,) + x.shape[-2:])
+    lu = np.empty_like(flat)
+    perms = np.empty(flat.shape[:-1], np.int64)
+    n = x.shape[-1]
+    for i, m in enumerate(flat):
+        lu[i], piv = scipy.linalg.lu_factor(m, check_finite=False)
+        if np.any(np.diagonal(lu[i]) == 0):
+            raise _invalid("Input is not invertible.")
+        # LAPACK's row swaps as TF's permutation: lu's rows are input[perm].
+        perm = np.arange(n)
+        for row, other in enumerate(piv):
+            perm[row], perm[other] = perm[other], perm[row]
+        perms[i] = perm
+    return lu.reshape(x.shape), perms.reshape(x.shape[:-1])
+
+
+@register_kernel("MatrixSquareRoot")
+@_unary()
+def _matrix_square_root(ctx, x):
+    flat = x.reshape((-1,) + x.shape[-2:])
+    roots = [scipy.linalg.sqrtm(m) for m in flat]
+    out = np.stack(roots) if roots else flat.copy()
+    if x.dtype.kind != "c":
+        out = out.real  # TF's real kernel keeps the real square root
     return (out.reshape(x.shape),)
 
 

@@ -79,6 +79,11 @@ def _svd(op: Any) -> list:
     return [_shape(batch + [p]), _shape(batch + [m, p]), _shape(batch + [n, p])]
 
 
+def _lu(op: Any) -> list:
+    dims = _square(op)
+    return [_shape(dims), _shape(None if dims is None else dims[:-1])]
+
+
 def _eig(op: Any) -> list:
     dims = _square(op)
     if dims is None:
@@ -288,6 +293,10 @@ _reg("MatrixInverse").input("input: T").output("output: T").attr("adjoint: bool 
     .attr(f"T: {_FLOATS}").shape_fn(_square_unchanged)
 _reg("Cholesky").input("input: T").output("output: T").attr(f"T: {_FLOATS}") \
     .shape_fn(_square_unchanged)
+_reg("MatrixSquareRoot").input("input: T").output("output: T").attr(f"T: {_FLOATS}") \
+    .shape_fn(_square_unchanged)
+_reg("Lu").input("input: T").output("lu: T").output("p: output_idx_type") \
+    .attr(f"T: {_FLOATS}").attr("output_idx_type: {int32, int64} = DT_INT32").shape_fn(_lu)
 _reg("MatrixDeterminant").input("input: T").output("output: T") \
     .attr("T: {half, float, double, complex64, complex128}").shape_fn(_determinant)
 _reg("LogMatrixDeterminant").input("input: T").output("sign: T") \

@@ -8,7 +8,7 @@ from typing import Any
 from graphcore.framework import dtypes as dtypes_lib
 from graphcore.framework import ops as ops_lib
 from graphcore.framework.gradient_registry import RegisterGradient
-from graphcore.ops import array_ops, elementwise_ops, linalg_ops, math_ops
+from graphcore.ops import array_ops, control_flow_ops, elementwise_ops, linalg_ops, math_ops
 
 _T = ops_lib.Tensor
 _mm = math_ops.matmul
@@ -215,6 +215,76 @@ def _svd_grad(op: ops_lib.Operation, grad_s: _T, grad_u: _T, grad_v: _T) -> _T:
             grad_a = linalg_ops.matrix_transpose(grad_a, conjugate=True)
         grad_a.set_shape(a_shape)
         return grad_a
+
+
+@RegisterGradient("MatrixSolveLs")
+def _matrix_solve_ls_grad(op: ops_lib.Operation, grad: _T) -> tuple:
+    """Backprop through the regularized normal equations (TF's _MatrixSolveLsGrad)."""
+    a, b = op.inputs[0], op.inputs[1]
+
+    def overdetermined() -> tuple:
+        # X = (A^H A + l2 I)^-1 A^H B
+        l2 = math_ops.cast(op.inputs[2], a.dtype.base_dtype)
+        chol = linalg_ops._regularized_gramian_cholesky(a, l2, first_kind=True)
+        z = linalg_ops.cholesky_solve(chol, grad)
+        xzt = _mm(op.outputs[0], z, adjoint_b=True)
+        zx_sym = xzt + linalg_ops.matrix_transpose(xzt)
+        return -_mm(a, zx_sym) + _mm(b, z, adjoint_b=True), _mm(a, z)
+
+    def underdetermined() -> tuple:
+        # X = A^H (A A^H + l2 I)^-1 B
+        l2 = math_ops.cast(op.inputs[2], a.dtype.base_dtype)
+        chol = linalg_ops._regularized_gramian_cholesky(a, l2, first_kind=False)
+        grad_b = linalg_ops.cholesky_solve(chol, _mm(a, grad))
+        tmp = linalg_ops.cholesky_solve(chol, b)
+        a1 = -_mm(grad_b, _mm(tmp, a, adjoint_a=True))
+        a2 = _mm(tmp, grad - _mm(a, grad_b, adjoint_a=True), adjoint_b=True)
+        return a1 + a2, grad_b
+
+    if op.get_attr("fast") is False:
+        raise ValueError("Gradient not defined for fast=False")
+    matrix_shape = a.shape[-2:]
+    if matrix_shape.is_fully_defined():
+        rows, cols = matrix_shape.as_list()
+        grad_a, grad_b = overdetermined() if rows >= cols else underdetermined()
+    else:
+        dyn = array_ops.shape(a)[-2:]
+        grad_a, grad_b = control_flow_ops.cond(dyn[-2] >= dyn[-1], overdetermined,
+                                               underdetermined)
+    return grad_a, grad_b, None
+
+
+def _kronecker_product(b1: _T, b2: _T) -> _T:
+    """The Kronecker product of two batches of square matrices."""
+    b1_shape, b2_shape = array_ops.shape(b1), array_ops.shape(b2)
+    b1_order, b2_order = b1_shape[-1], b2_shape[-1]
+    shape_slice = array_ops.slice(b1_shape, [0], [math_ops.subtract(array_ops.size(b1_shape), 2)])
+    b1_reshape = array_ops.reshape(
+        b1, array_ops.concat([shape_slice, [b1_order], [1], [b1_order], [1]], 0))
+    b2_reshape = array_ops.reshape(
+        b2, array_ops.concat([shape_slice, [1], [b2_order], [1], [b2_order]], 0))
+    order_prod = b1_order * b2_order
+    kprod_shape = array_ops.concat([shape_slice, [order_prod], [order_prod]], 0)
+    return array_ops.reshape(b1_reshape * b2_reshape, kprod_shape)
+
+
+@RegisterGradient("MatrixSquareRoot")
+def _matrix_square_root_grad(op: ops_lib.Operation, grad: _T) -> _T:
+    """Solves the Sylvester equation R dA + dA R = dR as one linear system (TF's way)."""
+    sqrtm = op.outputs[0]
+    shape = array_ops.shape(sqrtm)
+    order = shape[-1]
+    matrix_count = math_ops.reduce_prod(shape[0:-2])
+    eye = linalg_ops.eye(order, dtype=sqrtm.dtype)
+    eye_batch = array_ops.reshape(array_ops.tile(array_ops.reshape(eye, [-1]), [matrix_count]),
+                                  shape)
+    ksum = math_ops.add(_kronecker_product(eye_batch, linalg_ops.matrix_transpose(sqrtm)),
+                        _kronecker_product(sqrtm, eye_batch))
+    shape_slice = array_ops.slice(shape, [0], [math_ops.subtract(array_ops.size(shape), 2)])
+    vec_da = array_ops.reshape(linalg_ops.matrix_transpose(grad),
+                               array_ops.concat([shape_slice, [order * order], [1]], 0))
+    vec_dsqrtm = linalg_ops.matrix_solve(ksum, vec_da)
+    return linalg_ops.matrix_transpose(array_ops.reshape(vec_dsqrtm, shape))
 
 
 # -- Einsum (TF's _EinsumGrad) ------------------------------------------------------------

@@ -21,15 +21,16 @@ from graphcore.ops.gen_linalg_ops import parse_einsum
 __all__ = [
     "adjoint", "band_part", "cholesky", "cholesky_solve", "cross", "det", "diag",
     "diag_part", "einsum", "eigh", "eigvalsh", "eye", "inv", "log_matrix_determinant",
-    "logdet", "lstsq", "matmul", "matrix_band_part", "matrix_determinant", "matrix_diag",
+    "logdet", "lstsq", "lu", "lu_matrix_inverse", "lu_reconstruct", "lu_solve", "matmul", "matrix_band_part", "matrix_determinant", "matrix_diag",
     "matrix_diag_part", "matrix_inverse", "matrix_rank", "matrix_set_diag", "matrix_solve",
     "matrix_solve_ls", "matrix_transpose", "pinv", "matrix_triangular_solve", "matvec", "norm", "qr",
     "self_adjoint_eig", "self_adjoint_eigvals", "set_diag", "slogdet", "solve", "svd",
-    "tensor_diag", "tensor_diag_part", "tensordot", "trace", "triangular_solve",
+    "sqrtm", "tensor_diag", "tensor_diag_part", "tensordot", "trace", "triangular_solve",
 ]
 
 _T = ops_lib.Tensor
 Qr = collections.namedtuple("Qr", ["q", "r"])
+Lu = collections.namedtuple("Lu", ["lu", "p"])
 LogMatrixDeterminant = collections.namedtuple("LogMatrixDeterminant",
                                               ["sign", "log_abs_determinant"])
 
@@ -59,6 +60,17 @@ def matrix_determinant(input: Any, name: str | None = None) -> _T:  # noqa: A002
 def log_matrix_determinant(input: Any, name: str | None = None) -> LogMatrixDeterminant:  # noqa: A002
     """(sign, log|det|) of each square matrix (LogMatrixDeterminant)."""
     return LogMatrixDeterminant(*_op("LogMatrixDeterminant", name, input=input))
+
+
+def lu(input: Any, output_idx_type: Any = dtypes_lib.int32,  # noqa: A002
+       name: str | None = None) -> Lu:
+    """(lu, p): L (unit diagonal, below) and U packed in lu, with L @ U == input[p] (Lu)."""
+    return Lu(*_op("Lu", name, input=input, output_idx_type=output_idx_type))
+
+
+def sqrtm(input: Any, name: str | None = None) -> _T:  # noqa: A002
+    """The principal square root of each square matrix (MatrixSquareRoot)."""
+    return _op("MatrixSquareRoot", name, input=input)[0]
 
 
 def qr(input: Any, full_matrices: bool = False, name: str | None = None) -> Qr:  # noqa: A002
@@ -536,6 +548,77 @@ def pinv(a: Any, rcond: Any = None, validate_args: bool = False,
         if a.shape.ndims is not None:
             a_pinv.set_shape(a.shape[:-2].concatenate([a.shape[-1], a.shape[-2]]))
         return a_pinv
+
+
+def _lu_unit_lower(lower_upper: _T, shape: _T | None = None) -> _T:
+    """The unit lower-triangular L packed in ``lower_upper`` (whose dynamic shape is
+    ``shape``, taken after the band when not given, as TF's lu_solve does)."""
+    band = matrix_band_part(lower_upper, num_lower=-1, num_upper=0)
+    shape = array_ops.shape(lower_upper) if shape is None else shape
+    return matrix_set_diag(band, array_ops.ones(shape[:-1], dtype=lower_upper.dtype))
+
+
+def _lu_inputs(lower_upper: Any, perm: Any) -> tuple[_T, _T]:
+    lower_upper = convert_to_tensor(lower_upper, dtype_hint=dtypes_lib.float32,
+                                    name="lower_upper")
+    perm = convert_to_tensor(perm, dtype_hint=dtypes_lib.int32, name="perm")
+    if lower_upper.shape.ndims != 2 or perm.shape.ndims != 1:
+        # TF permutes batches with gather_nd (and map_fn), which graphcore lacks.
+        raise NotImplementedError("lu_solve/lu_reconstruct take one matrix (rank 2) with a "
+                                  "rank-1 perm; batches are not supported")
+    return lower_upper, perm
+
+
+def lu_solve(lower_upper: Any, perm: Any, rhs: Any, validate_args: bool = False,
+             name: str | None = None) -> _T:
+    """x with A @ x = rhs, from lu(A)'s (lower_upper, perm)."""
+    with ops_lib.name_scope(name or "lu_solve"):
+        lower_upper, perm = _lu_inputs(lower_upper, perm)
+        rhs = convert_to_tensor(rhs, dtype_hint=lower_upper.dtype, name="rhs")
+        if rhs.shape.ndims is not None and rhs.shape.ndims < 2:
+            raise ValueError("Input `rhs` must have at least 2 dimensions.")
+        if lower_upper.shape.as_list()[-1] is not None and rhs.shape.as_list()[-2] is not None \
+                and lower_upper.shape.as_list()[-1] != rhs.shape.as_list()[-2]:
+            raise ValueError("`lower_upper.shape[-1]` must equal `rhs.shape[-1]`.")
+        if rhs.shape.ndims != 2:
+            raise NotImplementedError("lu_solve with a batched rhs is not supported")
+        permuted_rhs = array_ops.gather(rhs, perm, axis=-2)
+        lower = _lu_unit_lower(lower_upper)
+        return matrix_triangular_solve(lower_upper, matrix_triangular_solve(lower, permuted_rhs),
+                                       lower=False)
+
+
+def lu_matrix_inverse(lower_upper: Any, perm: Any, validate_args: bool = False,
+                      name: str | None = None) -> _T:
+    """The inverse of A from lu(A)'s (lower_upper, perm)."""
+    with ops_lib.name_scope(name or "lu_matrix_inverse"):
+        lower_upper, perm = _lu_inputs(lower_upper, perm)
+        shape = array_ops.shape(lower_upper)
+        return lu_solve(lower_upper, perm,
+                        rhs=eye(shape[-1], batch_shape=shape[:-2], dtype=lower_upper.dtype),
+                        validate_args=False)
+
+
+def lu_reconstruct(lower_upper: Any, perm: Any, validate_args: bool = False,
+                   name: str | None = None) -> _T:
+    """A from lu(A)'s (lower_upper, perm)."""
+    with ops_lib.name_scope(name or "lu_reconstruct"):
+        lower_upper, perm = _lu_inputs(lower_upper, perm)
+        lower = _lu_unit_lower(lower_upper, array_ops.shape(lower_upper))
+        upper = matrix_band_part(lower_upper, num_lower=0, num_upper=-1)
+        x = math_ops.matmul(lower, upper)
+        x = array_ops.gather(x, array_ops.invert_permutation(perm))
+        x.set_shape(lower_upper.shape)
+        return x
+
+
+def normalize(tensor: Any, ord: Any = "euclidean", axis: Any = None,  # noqa: A002
+              name: str | None = None) -> tuple[_T, _T]:
+    """(tensor / norm, norm) with the norm kept as size-1 dims."""
+    with ops_lib.name_scope(name, "normalize", [tensor]):
+        tensor = convert_to_tensor(tensor)
+        n = math_ops.cast(norm(tensor, ord, axis, keepdims=True), tensor.dtype)
+        return tensor / n, n
 
 
 matmul = math_ops.matmul

@@ -117,6 +117,18 @@ CASES = [
     ("pinv", lambda t, a: [t.linalg.pinv(a)], [_mat(2, 4, 3)], True),
     ("matrix_rank", lambda t, a: [t.linalg.matrix_rank(a)],
      [np.stack([_mat(3, 3), np.ones((3, 3))])], False),
+    ("lu", lambda t, a: list(t.linalg.lu(a)), [_mat(2, 4, 4)], False),
+    ("lu_solve", lambda t, a, b: [t.linalg.lu_solve(*t.linalg.lu(a), b)],
+     [_mat(3, 3), _mat(3, 2)], False),  # TF has no gradient for Lu
+    ("lu_matrix_inverse", lambda t, a: [t.linalg.lu_matrix_inverse(*t.linalg.lu(a))],
+     [_mat(3, 3)], False),
+    ("lu_reconstruct", lambda t, a: [t.linalg.lu_reconstruct(*t.linalg.lu(a))], [_mat(4, 4)],
+     False),
+    ("sqrtm", lambda t, a: [t.linalg.sqrtm(a)], [_spd(2, 3, 3)], True),
+    ("normalize", lambda t, a: list(t.linalg.normalize(a, axis=1)), [_mat(3, 4)], True),
+    # Large and I/O-bound: TF's matrix_solve_ls uses the MatrixSolveLs kernel and its gradient.
+    ("lstsq_op", lambda t, a, b: [t.linalg.lstsq(a, b, l2_regularizer=0.1)],
+     [_mat(300, 12, 10), _mat(300, 12, 2)], True),
     # tf.math compositions and TF1's top-level spellings
     ("reduce_variance", lambda t, a: [t.math.reduce_variance(a, axis=1)], [_mat(3, 4)], True),
     ("reduce_std", lambda t, a: [t.math.reduce_std(a, keepdims=True)], [_mat(3, 4)], True),
@@ -232,6 +244,10 @@ GRAPH_CALLS = [
     ("accumulate_n", lambda t, a: t.accumulate_n([a, a], name="acc")),
     ("arg_max", lambda t, a: t.arg_max(a, 0)), ("to_bfloat16", lambda t, a: t.to_bfloat16(a)),
     ("conj", lambda t, a: t.conj(a)),
+    ("lu", lambda t, a: t.linalg.lu(a)), ("sqrtm", lambda t, a: t.linalg.sqrtm(a)),
+    ("lu_solve", lambda t, a: t.linalg.lu_solve(*t.linalg.lu(a), a)),
+    ("lu_reconstruct", lambda t, a: t.linalg.lu_reconstruct(*t.linalg.lu(a))),
+    ("normalize", lambda t, a: t.linalg.normalize(a)),
 ]
 
 
@@ -259,7 +275,7 @@ def test_op_defs_match_tf():
                     "Qr", "Svd", "SelfAdjointEigV2", "MatrixSolve", "MatrixTriangularSolve",
                     "MatrixSolveLs", "MatrixBandPart", "MatrixDiag", "MatrixDiagV3",
                     "MatrixDiagPart", "MatrixDiagPartV3", "MatrixSetDiag", "MatrixSetDiagV3",
-                    "Diag", "DiagPart", "Einsum", "Cross"):
+                    "Diag", "DiagPart", "Einsum", "Cross", "Lu", "MatrixSquareRoot"):
         theirs = op_def_registry.get(op_type).__deepcopy__({})
         theirs.ClearField("summary")
         theirs.ClearField("description")
