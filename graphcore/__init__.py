@@ -64,6 +64,7 @@ from graphcore.ops.state_ops import *
 from graphcore.ops.variables import *
 from graphcore.ops.resource_variable_ops import *
 from graphcore.ops.random_ops import *
+from graphcore.ops.tensor_array_ops import TensorArray
 from graphcore.ops import array_grad, control_flow_grad, math_grad, nn_grad
 import graphcore.ops as _ops_package
 from graphcore.framework.registration import load_modules as _load_modules

@@ -9,7 +9,7 @@ from typing import Any
 from graphcore.framework import common_shapes, nest, op_registry
 from graphcore.framework import ops as ops_lib
 from graphcore.framework.op_def_library import apply_op
-from graphcore.ops import array_ops, control_flow_ops, control_flow_util
+from graphcore.ops import array_ops, control_flow_ops, control_flow_util, tensor_array_ops
 
 __all__ = ["while_loop"]
 
@@ -292,10 +292,11 @@ class WhileContext:
                   return_same_structure: bool = False) -> Any:
         from graphcore.framework.tensor_conversion import convert_to_tensor
 
+        # TensorArrays travel through the loop as their flow tensors (as TF1's BuildLoop).
         loop_vars = nest.pack_sequence_as(loop_vars, [
-            v if isinstance(v, ops_lib.Tensor) else convert_to_tensor(v)
-            for v in nest.flatten(loop_vars)])
-        flat_loop_vars = nest.flatten(loop_vars)
+            v if isinstance(v, (ops_lib.Tensor, tensor_array_ops.TensorArray))
+            else convert_to_tensor(v) for v in nest.flatten(loop_vars)])
+        flat_loop_vars = [tensor_array_ops.to_flow(v) for v in nest.flatten(loop_vars)]
         if shape_invariants is not None:
             nest.assert_same_structure(loop_vars, shape_invariants)
             flat_shapes = nest.flatten(shape_invariants)
@@ -313,7 +314,8 @@ class WhileContext:
                 pred, body, loop_vars, flat_loop_vars, flat_shapes)
         finally:
             self.Exit()
-        packed = nest.pack_sequence_as(original_body_result, exit_vars)
+        packed = nest.pack_sequence_as(original_body_result, tensor_array_ops.from_flows(
+            nest.flatten(original_body_result), exit_vars))
         if return_same_structure:
             return packed
         return packed[0] if len(exit_vars) == 1 else packed
@@ -358,21 +360,24 @@ class WhileContext:
 
         merge_vars = [control_flow_ops.merge([x, x])[0] for x in enter_vars]
         self._pivot_for_pred = merge_vars[0]
-        packed_vars = nest.pack_sequence_as(loop_vars, merge_vars)
+        flat_structure = nest.flatten(loop_vars)
+        packed_vars = nest.pack_sequence_as(
+            loop_vars, tensor_array_ops.from_flows(flat_structure, merge_vars))
         c = convert_to_tensor(pred(*packed_vars))
         self._pivot = loop_cond(c, name="LoopCond")
         switch_vars = [control_flow_ops._switch_ref_or_tensor(x, self._pivot) for x in merge_vars]
 
         vars_for_body = [_identity(x[1]) for x in switch_vars]
         self._pivot_for_body = vars_for_body[0]
-        packed_vars_for_body = nest.pack_sequence_as(loop_vars, vars_for_body)
+        packed_vars_for_body = nest.pack_sequence_as(
+            loop_vars, tensor_array_ops.from_flows(flat_structure, vars_for_body))
         body_result = body(*packed_vars_for_body)
         if not nest.is_nested(body_result):
             body_result = [body_result]
         nest.assert_same_structure(list(packed_vars_for_body), list(body_result))
         original_body_result = body_result
         result = [v if isinstance(v, ops_lib.Tensor) else convert_to_tensor(v)
-                  for v in nest.flatten(body_result)]
+                  for v in map(tensor_array_ops.to_flow, nest.flatten(body_result))]
         if len(merge_vars) != len(result):
             raise ValueError("Number of inputs and outputs of 'body' must match 'loop_vars'. "
                              f"Got {len(merge_vars)} for the number of inputs/outputs, and "
@@ -515,7 +520,8 @@ def while_loop(cond: Any, body: Any, loop_vars: Any, shape_invariants: Any = Non
         raise TypeError("'body' must be callable.")
     if parallel_iterations < 1:
         raise TypeError("'parallel_iterations' must be a positive integer.")
-    flat_values = [v for v in nest.flatten(loop_vars) if isinstance(v, ops_lib.Tensor)]
+    flat_values = [v for v in map(tensor_array_ops.to_flow, nest.flatten(loop_vars))
+                   if isinstance(v, ops_lib.Tensor)]
     with ops_lib.name_scope(name, "while", flat_values or None):
         if not loop_vars:
             raise ValueError("'loop_vars' must be provided.")
