@@ -1,7 +1,7 @@
 """``tf.linalg``: the linear-algebra functions of :mod:`graphcore.ops.linalg_ops` (and the
 matrix functions living with the math, array and nn ops) under TF1's ``tf.linalg`` names.
 
-Not yet here: the LinearOperator classes, expm, logm, eigh_tridiagonal and
+Not yet here: the LinearOperator classes, expm, eigh_tridiagonal and
 tridiagonal_matmul/solve; lu_solve, lu_matrix_inverse and lu_reconstruct take one matrix,
 not batches (TF permutes batches with gather_nd and map_fn, which graphcore lacks).
 """
@@ -11,7 +11,7 @@ from graphcore.ops.array_ops import transpose
 from graphcore.ops.clip_ops import global_norm
 from graphcore.ops.linalg_ops import (
     adjoint, band_part, cholesky, cholesky_solve, cross, det, eigh, eigvalsh, einsum, eye,
-    inv, logdet, lstsq, lu, lu_matrix_inverse, lu_reconstruct, lu_solve, matmul, matrix_rank,
+    inv, logdet, logm, lstsq, lu, lu_matrix_inverse, lu_reconstruct, lu_solve, matmul, matrix_rank,
     matrix_transpose, matvec, norm, normalize, pinv, qr, set_diag, slogdet, solve, sqrtm,
     svd, tensor_diag, tensor_diag_part, tensordot, trace, triangular_solve,
 )

@@ -2,7 +2,7 @@
 (math, elementwise, nn, array and bitwise ops).
 
 Not yet here (no op or composition in graphcore): approx_max_k/min_k, the bessel functions,
-confusion_matrix, cumulative_logsumexp, erfcinv, multiply_no_nan, nextafter,
+confusion_matrix, cumulative_logsumexp, multiply_no_nan, nextafter,
 reduce_euclidean_norm, sobol_sample, softsign, special, top_k, xlog1py, zero_fraction.
 """
 
@@ -26,7 +26,7 @@ from graphcore.ops.math_ops import (
 from graphcore.ops.math_ops import div_no_nan as divide_no_nan
 from graphcore.ops.manip_ops import bincount
 from graphcore.ops.math_compat import (
-    accumulate_n, polyval, reciprocal_no_nan, reduce_std, reduce_variance,
+    accumulate_n, erfcinv, polyval, reciprocal_no_nan, reduce_std, reduce_variance,
 )
 from graphcore.ops.nn_ops import in_top_k, l2_normalize, log_softmax, softmax, softplus
 from graphcore.ops.segment_ops import (

@@ -120,6 +120,14 @@ def _matrix_square_root(ctx, x):
     return (out.reshape(x.shape),)
 
 
+@register_kernel("MatrixLogarithm")
+@_unary()
+def _matrix_logarithm(ctx, x):
+    flat = x.reshape((-1,) + x.shape[-2:])
+    logs = [scipy.linalg.logm(m) for m in flat]
+    return ((np.stack(logs) if logs else flat.copy()).reshape(x.shape),)
+
+
 @register_kernel("MatrixDeterminant")
 @_unary()
 def _determinant(ctx, x):

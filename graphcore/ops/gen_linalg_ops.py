@@ -295,6 +295,8 @@ _reg("Cholesky").input("input: T").output("output: T").attr(f"T: {_FLOATS}") \
     .shape_fn(_square_unchanged)
 _reg("MatrixSquareRoot").input("input: T").output("output: T").attr(f"T: {_FLOATS}") \
     .shape_fn(_square_unchanged)
+_reg("MatrixLogarithm").input("input: T").output("output: T") \
+    .attr("T: {complex64, complex128}").shape_fn(_square_unchanged)
 _reg("Lu").input("input: T").output("lu: T").output("p: output_idx_type") \
     .attr(f"T: {_FLOATS}").attr("output_idx_type: {int32, int64} = DT_INT32").shape_fn(_lu)
 _reg("MatrixDeterminant").input("input: T").output("output: T") \

@@ -21,7 +21,7 @@ from graphcore.ops.gen_linalg_ops import parse_einsum
 __all__ = [
     "adjoint", "band_part", "cholesky", "cholesky_solve", "cross", "det", "diag",
     "diag_part", "einsum", "eigh", "eigvalsh", "eye", "inv", "log_matrix_determinant",
-    "logdet", "lstsq", "lu", "lu_matrix_inverse", "lu_reconstruct", "lu_solve", "matmul", "matrix_band_part", "matrix_determinant", "matrix_diag",
+    "logdet", "logm", "lstsq", "lu", "lu_matrix_inverse", "lu_reconstruct", "lu_solve", "matmul", "matrix_band_part", "matrix_determinant", "matrix_diag",
     "matrix_diag_part", "matrix_inverse", "matrix_rank", "matrix_set_diag", "matrix_solve",
     "matrix_solve_ls", "matrix_transpose", "pinv", "matrix_triangular_solve", "matvec", "norm", "qr",
     "self_adjoint_eig", "self_adjoint_eigvals", "set_diag", "slogdet", "solve", "svd",
@@ -71,6 +71,11 @@ def lu(input: Any, output_idx_type: Any = dtypes_lib.int32,  # noqa: A002
 def sqrtm(input: Any, name: str | None = None) -> _T:  # noqa: A002
     """The principal square root of each square matrix (MatrixSquareRoot)."""
     return _op("MatrixSquareRoot", name, input=input)[0]
+
+
+def logm(input: Any, name: str | None = None) -> _T:  # noqa: A002
+    """The principal logarithm of each complex square matrix (MatrixLogarithm)."""
+    return _op("MatrixLogarithm", name, input=input)[0]
 
 
 def qr(input: Any, full_matrices: bool = False, name: str | None = None) -> Qr:  # noqa: A002

@@ -1,11 +1,13 @@
 """Math functions TF1 exposes that the math-op modules lack: the older top-level spellings
 (``arg_max``/``arg_min``, the ``to_*`` casts for bfloat16 and the complex types) and
 ``tf.math`` functions TF composes in Python from existing ops (accumulate_n,
-reduce_variance, reduce_std, reciprocal_no_nan, polyval)."""
+reduce_variance, reduce_std, reciprocal_no_nan, polyval, erfcinv)."""
 
 from __future__ import annotations
 
 from typing import Any
+
+import numpy as np
 
 from graphcore.framework import dtypes as dtypes_lib
 from graphcore.framework import ops as ops_lib
@@ -116,3 +118,14 @@ def polyval(coeffs: Any, x: Any, name: str | None = None) -> ops_lib.Tensor:
         for c in coeffs[1:]:
             p = c + p * x
         return p
+
+
+def erfcinv(x: Any, name: str | None = None) -> ops_lib.Tensor:
+    """The inverse complementary error function, -ndtri(x / 2) / sqrt(2)."""
+    with ops_lib.name_scope(name, "erfcinv", [x]):
+        x = convert_to_tensor(x, name="start")
+        half = 0.5 * x
+        # TF's math_ops.ndtri wraps the op in an "ndtri" name scope.
+        with ops_lib.name_scope(None, "ndtri", [half]):
+            quantile = apply_op("Ndtri", x=half).outputs[0]
+        return -quantile * np.sqrt(0.5)

@@ -129,7 +129,10 @@ CASES = [
     # Large and I/O-bound: TF's matrix_solve_ls uses the MatrixSolveLs kernel and its gradient.
     ("lstsq_op", lambda t, a, b: [t.linalg.lstsq(a, b, l2_regularizer=0.1)],
      [_mat(300, 12, 10), _mat(300, 12, 2)], True),
+    ("logm", lambda t, a: [t.linalg.logm(a)],
+     [(_spd(2, 3, 3) + 0j).astype(np.complex128)], False),
     # tf.math compositions and TF1's top-level spellings
+    ("erfcinv", lambda t, a: [t.math.erfcinv(a)], [np.array([0.0, 0.2, 1.0, 1.5, 2.0])], True),
     ("reduce_variance", lambda t, a: [t.math.reduce_variance(a, axis=1)], [_mat(3, 4)], True),
     ("reduce_std", lambda t, a: [t.math.reduce_std(a, keepdims=True)], [_mat(3, 4)], True),
     ("reciprocal_no_nan", lambda t, a: [t.math.reciprocal_no_nan(a)],
@@ -248,6 +251,7 @@ GRAPH_CALLS = [
     ("lu_solve", lambda t, a: t.linalg.lu_solve(*t.linalg.lu(a), a)),
     ("lu_reconstruct", lambda t, a: t.linalg.lu_reconstruct(*t.linalg.lu(a))),
     ("normalize", lambda t, a: t.linalg.normalize(a)),
+    ("erfcinv", lambda t, a: t.math.erfcinv(a)),
 ]
 
 
@@ -275,7 +279,8 @@ def test_op_defs_match_tf():
                     "Qr", "Svd", "SelfAdjointEigV2", "MatrixSolve", "MatrixTriangularSolve",
                     "MatrixSolveLs", "MatrixBandPart", "MatrixDiag", "MatrixDiagV3",
                     "MatrixDiagPart", "MatrixDiagPartV3", "MatrixSetDiag", "MatrixSetDiagV3",
-                    "Diag", "DiagPart", "Einsum", "Cross", "Lu", "MatrixSquareRoot"):
+                    "Diag", "DiagPart", "Einsum", "Cross", "Lu", "MatrixSquareRoot",
+                    "MatrixLogarithm"):
         theirs = op_def_registry.get(op_type).__deepcopy__({})
         theirs.ClearField("summary")
         theirs.ClearField("description")
