@@ -116,10 +116,11 @@ def test_api_coverage_at_or_above_floor(table, capsys):
         print("\nTF1 API coverage (graphcore vs tensorflow.compat.v1)\n" + report)
     print(format_table(table, with_missing=True))
     if os.environ.get("GRAPHCORE_API_FLOOR_UPDATE"):
-        raised = {ns: max(floors.get(ns or "top", 0), row["have"])
-                  for ns, row in table.items() if row is not None}
-        FLOOR_FILE.write_text(json.dumps({(k or "top"): v for k, v in raised.items()},
-                                         indent=2) + "\n")
+        # A namespace TF cannot load here keeps its recorded floor.
+        raised = {(ns or "top"): max(floors.get(ns or "top", 0),
+                                     row["have"] if row is not None else 0)
+                  for ns, row in table.items()}
+        FLOOR_FILE.write_text(json.dumps(raised, indent=2) + "\n")
         floors = json.loads(FLOOR_FILE.read_text())
     assert set(floors) == {ns or "top" for ns in NAMESPACES}
     drops = {ns: (row["have"], floors[ns or "top"]) for ns, row in table.items()
