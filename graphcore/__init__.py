@@ -60,6 +60,8 @@ from graphcore.framework.gradient_registry import NotDifferentiable as no_gradie
 from graphcore.train.optimizer import init_scope
 from graphcore.ops.string_ops import *
 from graphcore import strings
+from graphcore.ops.custom_gradient import *
+from graphcore.ops.template import *
 from graphcore.ops.state_ops import *
 from graphcore.ops.variables import *
 from graphcore.ops.resource_variable_ops import *
