@@ -1,19 +1,13 @@
 """TF1 public names the API coverage test does not count, each with its reason.
 
 Only names that make no sense for a graph-mode TF1 library written in Python: eager-only
-switches, TPU support, facts about TensorFlow's own C++ build, and loaders of TensorFlow's
-compiled shared objects. Anything a graph-mode script may call stays counted, even if
+switches, TPU support, and the tools and loaders for TensorFlow's compiled C++ objects. Anything a graph-mode script may call stays counted, even if
 graphcore lacks it. Keys are namespaces as in ``tf.compat.v1`` ("" is the top level).
 """
 
 EXCLUDED: dict[str, dict[str, str]] = {
     "": {
-        # Facts about the C++ build of the TensorFlow binary, not an API.
-        "COMPILER_VERSION": "compiler that built TF's C++ core",
-        "CXX11_ABI_FLAG": "C++ ABI of TF's shared library",
-        "CXX_VERSION": "C++ standard TF's core was built with",
-        "GIT_VERSION": "git hash of TF's build",
-        "MONOLITHIC_BUILD": "whether TF's C++ core was linked as one library",
+        # Compile/link flags for building C++ ops against TF's headers.
         "sysconfig": "compile/link flags for building C++ ops against TF's headers",
         # Loaders of compiled TensorFlow shared objects (TF's C++ ABI).
         "load_file_system_library": "loads a C++ file-system plugin built against TF",
