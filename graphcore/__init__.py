@@ -62,6 +62,9 @@ from graphcore.ops.string_ops import *
 from graphcore import strings
 from graphcore.ops.custom_gradient import *
 from graphcore.ops.template import *
+from graphcore.ops.spectral_ops import *
+from graphcore import signal
+from graphcore import signal as spectral
 from graphcore.ops.state_ops import *
 from graphcore.ops.variables import *
 from graphcore.ops.resource_variable_ops import *
