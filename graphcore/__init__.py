@@ -65,6 +65,13 @@ from graphcore.ops.template import *
 from graphcore.ops.spectral_ops import *
 from graphcore import signal
 from graphcore import signal as spectral
+from graphcore.framework.ops import (
+    GRAPH_DEF_VERSION_MIN_CONSUMER, GRAPH_DEF_VERSION_MIN_PRODUCER, op_scope,
+)
+from graphcore.framework.dtypes import QUANTIZED_DTYPES
+from graphcore.framework.tensor_util import is_symbolic_tensor
+from graphcore.ops.execution_mode import CXX_VERSION
+from graphcore.protobuf.meta_graph_pb2 import MetaGraphDef, TensorInfo
 from graphcore.ops.state_ops import *
 from graphcore.ops.variables import *
 from graphcore.ops.resource_variable_ops import *

@@ -28,6 +28,7 @@ from graphcore.protobuf import attr_value_pb2, graph_pb2, node_def_pb2
 # GraphDef version this library produces (the TF release it was checked against).
 GRAPH_DEF_VERSION = 2474
 GRAPH_DEF_VERSION_MIN_CONSUMER = 0
+GRAPH_DEF_VERSION_MIN_PRODUCER = 0
 
 _VALID_OP_NAME_REGEX = re.compile(r"^[A-Za-z0-9.][A-Za-z0-9_.\\/>-]*$")
 _VALID_SCOPE_NAME_REGEX = re.compile(r"^[A-Za-z0-9_.\\/>-]*$")
@@ -919,6 +920,11 @@ def name_scope(name: str | None, default_name: str | None = None, values: Any = 
 def _graph_scope(graph: Graph, scope: str | None) -> Iterator[str]:
     with graph.as_default(), graph.name_scope(scope) as s:
         yield s
+
+
+def op_scope(values: Any, name: str | None, default_name: str | None = None):
+    """TF1's deprecated ``op_scope``: ``name_scope(name, default_name, values)``."""
+    return name_scope(name, default_name, values)
 
 
 def control_dependencies(control_inputs: list | None):

@@ -498,3 +498,10 @@ def is_tensor(x: Any) -> bool:
 
     return isinstance(x, Tensor) or bool(getattr(x, "is_tensor_like", False)) or \
         hasattr(x, "_as_graph_element") or (hasattr(x, "indices") and hasattr(x, "values"))
+
+
+def is_symbolic_tensor(x: Any) -> bool:
+    """Whether ``x`` is a graph tensor (every graphcore tensor is)."""
+    from graphcore.framework.tensor import Tensor
+
+    return isinstance(x, Tensor)

@@ -237,3 +237,22 @@ def _histogram_fixed_width(ctx: KernelContext):
         return (np.bincount(index, minlength=n).astype(out),)
 
     return compute
+
+
+@register_kernel("Bitcast")
+def _bitcast(ctx: KernelContext):
+    out = np.dtype(ctx.attr("type").as_numpy_dtype)
+
+    def compute(x):
+        x = np.ascontiguousarray(x)
+        src = x.dtype.itemsize
+        if src == out.itemsize:
+            return (x.view(out),)
+        if src > out.itemsize:
+            return (x.view(out).reshape(x.shape + (src // out.itemsize,)),)
+        if not x.shape or x.shape[-1] != out.itemsize // src:
+            raise _invalid(f"Cannot bitcast from {x.dtype} to {out}: shape "
+                           f"{_shape_text(x.shape)}")
+        return (x.view(out).reshape(x.shape[:-1]),)
+
+    return compute

@@ -22,6 +22,7 @@ __all__ = [
     "cond",
     "control_trigger",
     "no_op",
+    "switch_case",
     "group",
     "tuple",
 ]
@@ -452,3 +453,34 @@ def case(pred_fn_pairs: Any, default: Any = None, exclusive: bool = False,
                     _assert_at_most_n_true(predicates, n=1, msg="Input error: exclusive=True")]):
                 return fn()
         return fn()
+
+
+def switch_case(branch_index: Any, branch_fns: Any, default: Any = None,
+                name: str = "switch_case") -> Any:
+    """The result of ``branch_fns[branch_index]`` (``default``, else the last branch, for
+    an index out of range), built as TF1 control flow builds it: a case over
+    ``branch_index == i``."""
+    from graphcore.framework.tensor_conversion import convert_to_tensor
+    from graphcore.ops import math_ops
+
+    if isinstance(branch_fns, dict):
+        pairs = sorted(branch_fns.items())
+    else:
+        pairs = list(enumerate(branch_fns)) if not (branch_fns and isinstance(
+            branch_fns[0], builtins.tuple)) else list(branch_fns)
+    if not pairs:
+        raise ValueError("Must provide at least one item in `branch_fns`")
+    keys = [key for key, _ in pairs]
+    if sorted(keys) != list(builtins.range(len(keys))):
+        raise ValueError(f"branch indices (keys) must form contiguous range of [0 to "
+                         f"{len(keys)}) but found {{{','.join(str(k) for k in keys)}}}")
+    for key, fn in pairs:
+        if not isinstance(key, int):
+            raise TypeError(f"branch_index must an int: {key}")
+        if not callable(fn):
+            raise TypeError(f"fn for branch {key} must be callable: {fn}")
+    with ops_lib.name_scope(name, "switch_case", [branch_index]):
+        index = convert_to_tensor(branch_index, name="branch_index")
+        fallback = default if default is not None else pairs[-1][1]
+        return case([(math_ops.equal(index, key), fn) for key, fn in pairs],
+                    default=fallback, exclusive=False)

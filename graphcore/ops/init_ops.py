@@ -15,7 +15,7 @@ __all__ = [
     "random_uniform_initializer", "random_normal_initializer", "truncated_normal_initializer",
     "variance_scaling_initializer", "glorot_uniform_initializer", "glorot_normal_initializer",
     "he_normal", "he_uniform", "lecun_normal", "lecun_uniform", "UniformUnitScaling",
-    "uniform_unit_scaling_initializer",
+    "uniform_unit_scaling_initializer", "Orthogonal", "orthogonal_initializer",
 ]
 
 
@@ -221,3 +221,36 @@ class UniformUnitScaling(Initializer):
 
 
 uniform_unit_scaling_initializer = UniformUnitScaling
+
+
+class Orthogonal(Initializer):
+    """An orthogonal matrix (QR of a normal sample, signs fixed by R's diagonal) scaled by
+    ``gain``, reshaped to ``shape`` (TF's orthogonal_initializer)."""
+
+    def __init__(self, gain: float = 1.0, seed: int | None = None,
+                 dtype: Any = dtypes_lib.float32):
+        self.gain, self.seed = gain, seed
+        self.dtype = dtypes_lib.as_dtype(dtype)
+
+    def __call__(self, shape, dtype=None, partition_info=None):
+        from graphcore.ops import linalg_ops, math_ops
+
+        dtype = dtypes_lib.as_dtype(dtype or self.dtype)
+        shape = list(shape)
+        if len(shape) < 2:
+            raise ValueError("The tensor to initialize must be at least two-dimensional")
+        num_rows = 1
+        for dim in shape[:-1]:
+            num_rows *= dim
+        num_cols = shape[-1]
+        flat_shape = (num_cols, num_rows) if num_rows < num_cols else (num_rows, num_cols)
+        a = _random_ops().random_normal(flat_shape, dtype=dtype, seed=self.seed)
+        q, r = linalg_ops.qr(a, full_matrices=False)
+        d = linalg_ops.diag_part(r)
+        q *= math_ops.sign(d)
+        if num_rows < num_cols:
+            q = linalg_ops.matrix_transpose(q)
+        return self.gain * _array_ops().reshape(q, shape)
+
+
+orthogonal_initializer = Orthogonal

@@ -11,7 +11,7 @@ from graphcore.framework import ops as ops_lib
 from graphcore.framework.op_def_library import apply_op
 from graphcore.framework.tensor_conversion import convert_to_tensor
 
-__all__ = ["Print", "print"]
+__all__ = ["Print", "print", "timestamp"]
 
 op_registry.register_op("Print").input("input: T").input("data: U").output("output: T") \
     .attr("T: type").attr("U: list(type) >= 0").attr("message: string = ''") \
@@ -21,6 +21,9 @@ op_registry.register_op("Print").input("input: T").input("data: U").output("outp
 op_registry.register_op("StringFormat").input("inputs: T").output("output: string") \
     .attr("T: list(type) >= 0").attr("template: string = '%s'") \
     .attr("placeholder: string = '%s'").attr("summarize: int = 3") \
+    .shape_fn(common_shapes.scalar_shape)
+
+op_registry.register_op("Timestamp").output("ts: double").stateful() \
     .shape_fn(common_shapes.scalar_shape)
 
 op_registry.register_op("PrintV2").input("input: string") \
@@ -90,3 +93,8 @@ def string_format(template: str, inputs: Any, placeholder: str = "{}", summarize
     return apply_op("StringFormat", name=name, inputs=[convert_to_tensor(x) for x in inputs],
                     template=template, placeholder=placeholder,
                     summarize=summarize).outputs[0]
+
+
+def timestamp(name: str | None = None) -> ops_lib.Tensor:
+    """Seconds since the epoch when the op runs (a float64 scalar)."""
+    return apply_op("Timestamp", name=name).outputs[0]

@@ -17,7 +17,7 @@ from graphcore.framework.tensor_conversion import convert_to_tensor
 from graphcore.ops import array_ops, math_ops
 
 __all__ = [
-    "bincount", "broadcast_dynamic_shape", "broadcast_static_shape", "broadcast_to",
+    "bincount", "bitcast", "histogram_fixed_width_bins", "broadcast_dynamic_shape", "broadcast_static_shape", "broadcast_to",
     "ensure_shape", "guarantee_const", "histogram_fixed_width", "lin_space", "linspace",
     "meshgrid", "parallel_stack", "repeat", "reverse_sequence", "roll", "searchsorted",
     "setdiff1d", "unique", "unique_with_counts", "unravel_index",
@@ -76,6 +76,27 @@ _reg("BroadcastTo").input("input: T").input("shape: Tidx").output("output: T") \
 _reg("BroadcastArgs").input("s0: T").input("s1: T").output("r0: T") \
     .attr(f"T: {_INDEX} = DT_INT32") \
     .shape_fn(lambda op: [shape_lib.TensorShape([None])])
+def _bitcast_shape(op: ops_lib.Operation) -> list:
+    shape = op._inputs[0].shape
+    if shape.ndims is None:
+        return [shape_lib.unknown_shape()]
+    src = op._inputs[0].dtype.size
+    dst = dtypes_lib.as_dtype(op._attrs["type"].type).size
+    if src == dst:
+        return [shape]
+    if src > dst:
+        return [shape.concatenate([src // dst])]
+    shape.with_rank_at_least(1)
+    if shape[-1].value is not None and shape[-1].value != dst // src:
+        raise ValueError(f"Cannot bitcast from {op._inputs[0].dtype.name} to "
+                         f"{dtypes_lib.as_dtype(op._attrs['type'].type).name}: shape {shape}")
+    return [shape[:-1]]
+
+
+_BITCAST_T = ("{bfloat16, half, float, double, int64, int32, uint8, uint16, uint32, uint64, "
+              "int8, int16, complex64, complex128, qint8, quint8, qint16, quint16, qint32}")
+_reg("Bitcast").input("input: T").output("output: type").attr(f"T: {_BITCAST_T}") \
+    .attr(f"type: {_BITCAST_T}").shape_fn(_bitcast_shape)
 _reg("LinSpace").input("start: T").input("stop: T").input("num: Tidx").output("output: T") \
     .attr("T: {bfloat16, half, float, double}").attr(f"Tidx: {_INDEX} = DT_INT32") \
     .shape_fn(_lin_space_shape)
@@ -292,3 +313,29 @@ def histogram_fixed_width(values: Any, value_range: Any, nbins: Any = 100,
             as scope:
         return apply_op("HistogramFixedWidth", name=scope, values=values,
                         value_range=value_range, nbins=nbins, dtype=dtype).outputs[0]
+
+
+def bitcast(input: Any, type: Any, name: str | None = None) -> ops_lib.Tensor:  # noqa: A002
+    """The bytes of ``input`` read as ``type`` (a last dimension added or removed when the
+    sizes differ)."""
+    return apply_op("Bitcast", name=name, input=input, type=type).outputs[0]
+
+
+def histogram_fixed_width_bins(values: Any, value_range: Any, nbins: Any = 100,
+                               dtype: Any = dtypes_lib.int32,
+                               name: str | None = None) -> ops_lib.Tensor:
+    """The bin index of each of ``values`` among ``nbins`` equal bins over
+    ``value_range`` (values outside go to the first or last bin), as TF composes it."""
+    with ops_lib.name_scope(name, "histogram_fixed_width_bins", [values, value_range, nbins]):
+        values = convert_to_tensor(values, name="values")
+        shape = array_ops.shape(values)
+        values = array_ops.reshape(values, [-1])
+        value_range = convert_to_tensor(value_range, name="value_range")
+        nbins_t = convert_to_tensor(nbins, dtype=dtypes_lib.int32, name="nbins")
+        nbins_float = math_ops.cast(nbins_t, values.dtype)
+        scaled_values = math_ops.truediv(values - value_range[0],
+                                         value_range[1] - value_range[0], name="scaled_values")
+        indices = math_ops.floor(nbins_float * scaled_values, name="indices")
+        indices = math_ops.cast(
+            math_ops.minimum(math_ops.maximum(indices, 0.0), nbins_float - 1), dtypes_lib.int32)
+        return array_ops.reshape(math_ops.cast(indices, dtype), shape)

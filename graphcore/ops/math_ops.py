@@ -70,6 +70,7 @@ __all__ = [
     "reduce_sum",
     "rint",
     "round",
+    "saturate_cast",
     "rsqrt",
     "scalar_mul",
     "select",
@@ -368,6 +369,20 @@ def cast(x: Any, dtype: Any, name: str | None = None) -> ops_lib.Tensor:
         if x.dtype != base_type:
             x = _op("Cast", scope, x=x, DstT=base_type)
         return x
+
+
+def saturate_cast(value: Any, dtype: Any, name: str | None = None) -> ops_lib.Tensor:
+    """``value`` cast to ``dtype``, clamped first to what ``dtype`` can hold (TF's)."""
+    with ops_lib.name_scope(name, "saturate_cast", [value]) as scope:
+        value = convert_to_tensor(value, name="value")
+        dtype = dtypes_lib.as_dtype(dtype).base_dtype
+        if value.dtype.min < dtype.min:
+            value = maximum(value, convert_to_tensor(dtype.min, dtype=value.dtype,
+                                                     name="min"))
+        if value.dtype.max > dtype.max:
+            value = minimum(value, convert_to_tensor(dtype.max, dtype=value.dtype,
+                                                     name="max"))
+        return cast(value, dtype, name=scope)
 
 
 def to_float(x: Any, name: str = "ToFloat") -> ops_lib.Tensor:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import enum
 from typing import Any
 
 from graphcore.framework import dtypes as dtypes_lib
@@ -13,6 +14,8 @@ from graphcore.protobuf import attr_value_pb2
 
 __all__ = [
     "Variable",
+    "VariableAggregation",
+    "VariableSynchronization",
     "all_variables",
     "global_variables",
     "global_variables_initializer",
@@ -27,6 +30,26 @@ __all__ = [
     "trainable_variables",
     "variables_initializer",
 ]
+
+
+class VariableSynchronization(enum.Enum):
+    """When a distributed variable is aggregated (accepted; graphcore's variables live on
+    one task)."""
+
+    AUTO = 0
+    NONE = 1
+    ON_WRITE = 2
+    ON_READ = 3
+
+
+class VariableAggregation(enum.Enum):
+    """How a distributed variable's updates combine (accepted, as above)."""
+
+    NONE = 0
+    SUM = 1
+    MEAN = 2
+    ONLY_FIRST_REPLICA = 3
+    ONLY_FIRST_TOWER = 3
 
 
 # Set by graphcore.ops.resource_variable_ops: its class, and whether a ``use_resource``
