@@ -19,6 +19,7 @@ Input/output specs: ``name: T`` (type attr), ``name: float`` (fixed type),
 from __future__ import annotations
 
 import re
+import sys
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -61,6 +62,7 @@ class RegisteredOp:
     # attr name -> default AttrValue (filled at registration, read on every op creation)
     defaults: dict[str, attr_value_pb2.AttrValue] = field(default_factory=dict)
     attr_defs: dict[str, op_def_pb2.OpDef.AttrDef] = field(default_factory=dict)
+    module: str = ""  # the module that registered it (its op family)
 
     @property
     def name(self) -> str:
@@ -188,7 +190,9 @@ _lock = threading.Lock()
 
 def register_op(op_type: str) -> OpBuilder:
     """Starts the registration of ``op_type``; chain ``.input/.output/.attr/...``."""
-    return OpBuilder(op_type)
+    builder = OpBuilder(op_type)
+    builder._reg.module = sys._getframe(1).f_globals.get("__name__", "")
+    return builder
 
 
 def get(op_type: str) -> RegisteredOp:
