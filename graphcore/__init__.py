@@ -75,6 +75,8 @@ from graphcore.protobuf.meta_graph_pb2 import MetaGraphDef, TensorInfo
 from graphcore.ops.state_ops import *
 from graphcore.ops.variables import *
 from graphcore.ops.resource_variable_ops import *
+from graphcore.ops.queue_ops import *
+from graphcore.ops.reader_ops import *
 from graphcore.ops.random_ops import *
 from graphcore.ops.tensor_array_ops import TensorArray
 from graphcore.ops import array_grad, control_flow_grad, math_grad, nn_grad

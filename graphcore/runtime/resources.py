@@ -115,6 +115,9 @@ class ResourceStore:
         self.task = task
         self._lock = threading.Lock()
         self._variables: dict[tuple[str, str], VariableState] = {}
+        # Queues, readers, iterators...: objects of their own kernels' making.
+        self._resources: dict[tuple[str, str], Any] = {}
+        self._resource_ids = 0
 
     def variable(self, container: str, shared_name: str, dtype: np.dtype,
                  shape: Any) -> VariableState:
@@ -128,14 +131,38 @@ class ResourceStore:
                     state = self._variables[key] = VariableState(shared_name, dtype, shape)
         return state
 
+    def resource(self, container: str, shared_name: str, create: Any) -> Any:
+        """The resource named (container, shared_name), made by ``create(unique_id)`` if
+        new (``unique_id`` numbers this store's resources, as TF's ``_0_fifo_queue``)."""
+        key = (container, shared_name)
+        found = self._resources.get(key)
+        if found is None:
+            with self._lock:
+                found = self._resources.get(key)
+                if found is None:
+                    found = self._resources[key] = create(self._resource_ids)
+                    self._resource_ids += 1
+        return found
+
     def variables(self) -> dict[tuple[str, str], VariableState]:
         with self._lock:
             return dict(self._variables)
 
     def clear(self, containers: list[str] | None = None) -> None:
+        """Drops the resources of ``containers`` (all when None); a resource with a
+        ``cancel`` method (a queue) first wakes its blocked callers with CancelledError,
+        as closing a TF session cancels its pending steps."""
         with self._lock:
             if containers is None:
                 self._variables.clear()
+                dropped = list(self._resources.values())
+                self._resources.clear()
             else:
                 for key in [k for k in self._variables if k[0] in containers]:
                     del self._variables[key]
+                keys = [k for k in self._resources if k[0] in containers]
+                dropped = [self._resources.pop(k) for k in keys]
+        for res in dropped:
+            cancel = getattr(res, "cancel", None)
+            if cancel is not None:
+                cancel()

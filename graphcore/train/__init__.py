@@ -17,3 +17,6 @@ from graphcore.train.server_lib import *
 from graphcore.train.session_run_hook import *
 from graphcore.train.sync_replicas_optimizer import *
 from graphcore.train.training_util import *
+from graphcore.train.coordinator import *
+from graphcore.train.input import *
+from graphcore.train.queue_runner import *
