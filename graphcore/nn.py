@@ -1,8 +1,16 @@
 """tf.nn: neural-network ops."""
 
 # ruff: noqa: F401, F403
+from graphcore import nn_rnn_cell as rnn_cell
 from graphcore.ops.nn_ops import *
 from graphcore.ops.nn_ops import __all__ as _nn_all
 from graphcore.ops.nn_ops import dropout_v2
+from graphcore.ops.rnn import (
+    bidirectional_dynamic_rnn,
+    dynamic_rnn,
+    raw_rnn,
+    static_bidirectional_rnn,
+    static_rnn,
+)
 
 __all__ = list(_nn_all)

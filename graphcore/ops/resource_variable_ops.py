@@ -192,7 +192,10 @@ class ResourceVariable(variables.Variable):
         self._caching_device = caching_device
         collections = variables._collections_for(collections, trainable)
         graph = ops_lib.get_default_graph()
-        with graph.name_scope(name or "Variable") as scope:
+        # As TF's init_scope: a variable made in a while loop or cond (an RNN cell's
+        # first call) lives outside it, without the caller's control dependencies.
+        with graph.name_scope(name or "Variable") as scope, \
+                graph.control_dependencies(None):
             handle_name = ops_lib.name_from_scope_name(scope)
             cls_attr = attr_value_pb2.AttrValue(list=attr_value_pb2.AttrValue.ListValue(
                 s=[f"loc:@{handle_name}".encode()]))

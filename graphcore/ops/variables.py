@@ -116,7 +116,10 @@ class Variable:
         collections = _collections_for(collections, trainable)
         init_from_fn = callable(initial_value)
         graph = ops_lib.get_default_graph()
-        with graph.name_scope(name or "Variable") as scope:
+        # As TF's init_scope: a variable made in a while loop or cond (an RNN cell's
+        # first call) lives outside it, without the caller's control dependencies.
+        with graph.name_scope(name or "Variable") as scope, \
+                graph.control_dependencies(None):
             true_name = ops_lib.name_from_scope_name(scope)
             if init_from_fn:
                 cls_attr = attr_value_pb2.AttrValue(list=attr_value_pb2.AttrValue.ListValue(
