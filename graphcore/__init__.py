@@ -73,6 +73,7 @@ from graphcore.framework.tensor_util import is_symbolic_tensor
 from graphcore.ops.execution_mode import CXX_VERSION
 from graphcore.protobuf.meta_graph_pb2 import MetaGraphDef, TensorInfo
 from graphcore.ops.functional_ops import *
+from graphcore import compat
 from graphcore.ops.state_ops import *
 from graphcore.ops.variables import *
 from graphcore.ops.resource_variable_ops import *

@@ -1,0 +1,1 @@
+"""Stand-ins for the data helpers of TensorFlow's tutorials (``tensorflow.examples``)."""

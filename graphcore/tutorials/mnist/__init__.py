@@ -1,0 +1,1 @@
+"""MNIST input helpers for the TF1 tutorials (``tensorflow.examples.tutorials.mnist``)."""
