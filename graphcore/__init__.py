@@ -43,6 +43,9 @@ from graphcore.ops.clip_ops import *
 from graphcore.ops.logging_ops import *
 from graphcore.ops.script_ops import *
 from graphcore.ops.segment_ops import *
+from graphcore.framework.indexed_slices import IndexedSlices
+from graphcore.framework.sparse_tensor import SparseTensor, SparseTensorValue
+from graphcore.ops.scatter_ops import *
 from graphcore.ops.manip_ops import *
 from graphcore.ops.random_distribution_ops import *
 from graphcore.ops.execution_mode import (

@@ -16,6 +16,8 @@ import numpy as np
 
 from graphcore.framework import errors, session_stack
 from graphcore.framework import ops as ops_lib
+from graphcore.framework.indexed_slices import IndexedSlices, IndexedSlicesValue
+from graphcore.framework.sparse_tensor import SparseTensor, SparseTensorValue
 from graphcore.protobuf import config_pb2
 from graphcore.runtime import engines
 
@@ -60,6 +62,8 @@ class _FetchMapper:
         return lambda values: values[index]
 
     def _map(self, graph: ops_lib.Graph, fetch: Any) -> Callable[[list], Any]:
+        if isinstance(fetch, (SparseTensor, IndexedSlices)):
+            return self._map_composite(graph, fetch)
         if isinstance(fetch, (list, tuple)) and not hasattr(fetch, "_as_graph_element"):
             parts = [self._map(graph, f) for f in fetch]
             if isinstance(fetch, tuple) and hasattr(fetch, "_fields"):  # namedtuple
@@ -79,6 +83,18 @@ class _FetchMapper:
 
             return build
         return self._leaf(graph, fetch)
+
+    def _map_composite(self, graph: ops_lib.Graph, fetch: Any) -> Callable[[list], Any]:
+        """A SparseTensor fetches as a SparseTensorValue, IndexedSlices as an
+        IndexedSlicesValue (its dense_shape None when it has none), as TF's."""
+        if isinstance(fetch, SparseTensor):
+            parts = self._map(graph, [fetch.indices, fetch.values, fetch.dense_shape])
+            return lambda values: SparseTensorValue(*parts(values))
+        if fetch.dense_shape is None:
+            parts = self._map(graph, [fetch.values, fetch.indices])
+            return lambda values: IndexedSlicesValue(*parts(values), None)
+        parts = self._map(graph, [fetch.values, fetch.indices, fetch.dense_shape])
+        return lambda values: IndexedSlicesValue(*parts(values))
 
     def build(self, values: list) -> Any:
         return self._builder(values)
@@ -136,6 +152,21 @@ def _feed_value(tensor: ops_lib.Tensor, value: Any) -> np.ndarray:
         arr = arr.view()
         arr.flags.writeable = False
     return arr
+
+
+def _expand_sparse_feeds(feed_dict: Any) -> list:
+    """(key, value) pairs with a SparseTensor key fed its three parts, from a
+    SparseTensorValue or an (indices, values, dense_shape) tuple, as TF's session."""
+    out = []
+    for key, value in feed_dict.items():
+        if isinstance(key, SparseTensor):
+            if not isinstance(value, tuple) or len(value) != 3:
+                raise TypeError(f"The value of a SparseTensor feed must be a SparseTensorValue "
+                                f"or an (indices, values, dense_shape) tuple: {value!r}")
+            out.extend(zip((key.indices, key.values, key.dense_shape), value))
+        else:
+            out.append((key, value))
+    return out
 
 
 # -- sessions -----------------------------------------------------------------------------
@@ -238,7 +269,7 @@ class BaseSession:
         names: list[str] = []
         values: list = []
         graph = self._graph
-        for key, value in feed_dict.items():
+        for key, value in _expand_sparse_feeds(feed_dict):
             try:
                 tensor = graph.as_graph_element(key, allow_tensor=True, allow_operation=False)
             except Exception as e:

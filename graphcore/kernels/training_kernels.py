@@ -119,16 +119,28 @@ def _training_kernel(op_type: str, refs: tuple[str, ...], values: tuple[str, ...
                                                                 is_tensor)]
                     owned = [s.value_to_update(copy_on_write) for s in ref_states]
                     _update(update, scratch.like(owned[0]), flags, owned, converted)
-                    for state, arr in zip(ref_states, owned):
-                        state.set(arr)
-                return () if copy_on_write else (ref_states[0],)
+                    return store_updated(ref_states, owned, copy_on_write)
 
             return compute
 
         return factory
 
+    register_ref_and_resource(op_type, make_factory)
+
+
+def register_ref_and_resource(op_type: str, make_factory: Callable) -> None:
+    """Registers ``make_factory(False)`` for ``op_type`` (ref variables, in place) and
+    ``make_factory(True)`` for ``Resource<op_type>`` (copy-on-write), over TF's float types."""
     for copy_on_write, name in ((False, op_type), (True, "Resource" + op_type)):
         register_kernel(name, "CPU", constraints={"T": _TYPES})(make_factory(copy_on_write))
+
+
+def store_updated(ref_states: tuple, owned: list, copy_on_write: bool) -> tuple:
+    """Stores each updated array in its ref; the kernel's outputs (the variable's ref for
+    ref variables, nothing for resource variables)."""
+    for state, arr in zip(ref_states, owned):
+        state.set(arr)
+    return () if copy_on_write else (ref_states[0],)
 
 
 def _update(update: Callable[..., None], tmp: Callable[[int], np.ndarray], flags: dict,

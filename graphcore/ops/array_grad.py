@@ -1,4 +1,4 @@
-"""Gradients of the array ops (TF's array_grad.py, dense gradients instead of IndexedSlices).
+"""Gradients of the array ops (TF's array_grad.py; gathers give IndexedSlices, as TF).
 
 Gradient functions are registered by op type in graphcore.framework.gradient_registry.
 """
@@ -13,8 +13,10 @@ from graphcore.framework import dtypes as dtypes_lib
 from graphcore.framework import op_registry, tensor_util
 from graphcore.framework import ops as ops_lib
 from graphcore.framework.gradient_registry import NotDifferentiable, RegisterGradient
+from graphcore.framework.indexed_slices import IndexedSlices
 from graphcore.framework.op_def_library import apply_op
-from graphcore.ops import array_ops
+from graphcore.ops import array_ops, math_ops
+from graphcore.ops.indexed_slices_ops import indexed_slices_to_tensor_no_warning
 
 # -- helpers: the few math ops these gradients need ----------------------------------------
 
@@ -162,38 +164,110 @@ def _strided_slice_grad_grad(op: ops_lib.Operation, grad: Any) -> list:
                                     **_masks(op))]
 
 
-@RegisterGradient("GatherV2")
-def _gather_grad(op: ops_lib.Operation, grad: Any) -> list:
-    """A dense gradient: UnsortedSegmentSum of ``grad`` slices into ``params``' shape."""
-    params, indices, axis_t = op.inputs
-    if op.get_attr("batch_dims") != 0:
-        raise NotImplementedError("The gradient of gather with batch_dims != 0 is not "
-                                  "supported yet")
+def _get_batch_indices(params_shape: Any, indices: Any, batch_dims: int) -> Any:
+    """``indices`` plus the offsets of their batch positions (TF's _GetBatchIndices)."""
+    batch_indices = indices
+    indices_dtype = indices.dtype.base_dtype
+    casted_params_shape = math_ops.cast(params_shape, indices_dtype)
+    accum_dim_value = array_ops.ones((), dtype=indices_dtype)
+    for dim in range(batch_dims, 0, -1):
+        dim_value = casted_params_shape[dim - 1]
+        accum_dim_value *= casted_params_shape[dim]
+        start = array_ops.zeros((), dtype=indices_dtype)
+        step = array_ops.ones((), dtype=indices_dtype)
+        dim_indices = math_ops.range(start, dim_value, step)
+        dim_indices *= accum_dim_value
+        dim_shape = array_ops.concat(
+            [array_ops.tile([1], [dim - 1]), [dim_value],
+             array_ops.tile([1], [array_ops.rank(indices) - dim])], axis=0)
+        batch_indices += array_ops.reshape(dim_indices, dim_shape)
+    return batch_indices
+
+
+def _batch_gather_grad(params_shape: Any, values: Any, indices: Any, batch_dims: int,
+                       gather_dim_size: Any) -> Any:
+    """The dense gradient of a gather along the first non-batch axis."""
+    indices_size = array_ops.expand_dims(array_ops.size(indices), 0)
+    if batch_dims:
+        values_shape = array_ops.shape(values)
+        outer_shape = values_shape[:batch_dims]
+        inner_shape = values_shape[batch_dims:][1:]
+        batch_size = apply_op("Prod", input=outer_shape, reduction_indices=[0],
+                              keep_dims=False).outputs[0]
+        flat_values_shape = array_ops.concat([[-1], inner_shape], 0)
+        gather_dim_size *= batch_size
+        indices = _get_batch_indices(params_shape, indices, batch_dims)
+        values = array_ops.reshape(indexed_slices_to_tensor_no_warning(values),
+                                   flat_values_shape)
+    indices = array_ops.reshape(indices, indices_size)
+    params_grad = array_ops.unsorted_segment_sum(values, indices, gather_dim_size)
+    if batch_dims:
+        params_grad = array_ops.reshape(
+            params_grad, array_ops.concat([outer_shape, flat_values_shape], 0))
+    return params_grad
+
+
+@RegisterGradient("Gather")
+def _gather_v1_grad(op: ops_lib.Operation, grad: Any) -> list:
+    """IndexedSlices of ``grad``'s rows at ``indices`` (TF's _GatherGrad)."""
+    params = op.inputs[0]
     with ops_lib.colocate_with(params.op):
         params_shape = array_ops.shape(params)
-    axis = tensor_util.constant_value(axis_t)
-    p_rank = params.shape.ndims
-    if axis is not None and int(axis) < 0 and p_rank is not None:
-        axis = int(axis) + p_rank
-    if axis is not None and int(axis) == 0:
-        indices_size = array_ops.expand_dims(array_ops.size(indices), 0)
-        values_shape = array_ops.concat([indices_size, params_shape[1:]], 0)
-        values = array_ops.reshape(grad, values_shape)
-        flat_indices = array_ops.reshape(indices, indices_size)
-        params_grad = array_ops.unsorted_segment_sum(values, flat_indices, params_shape[0])
-        return [params_grad, None, None]
-    if axis is None or p_rank is None:
-        raise NotImplementedError("The gradient of gather along a non-zero axis needs a "
-                                  "constant axis and params of known rank")
-    a = int(axis)
-    values_shape = array_ops.concat([params_shape[:a], [-1], params_shape[a + 1:]], 0)
-    values = array_ops.reshape(grad, values_shape)
-    perm = [a] + list(range(a)) + list(range(a + 1, p_rank))
-    values_t = array_ops.transpose(values, perm)
-    flat_indices = array_ops.reshape(indices, [-1])
-    summed = array_ops.unsorted_segment_sum(values_t, flat_indices, params_shape[a])
-    inverse = list(range(1, a + 1)) + [0] + list(range(a + 1, p_rank))
-    return [array_ops.transpose(summed, inverse), None, None]
+    indices = op.inputs[1]
+    size = array_ops.expand_dims(array_ops.size(indices), 0)
+    values_shape = array_ops.concat([size, params_shape[1:]], 0)
+    values = array_ops.reshape(indexed_slices_to_tensor_no_warning(grad), values_shape)
+    indices = array_ops.reshape(indices, size)
+    return [IndexedSlices(values, indices, params_shape), None]
+
+
+@RegisterGradient("GatherV2")
+def _gather_grad(op: ops_lib.Operation, grad: Any) -> list:
+    """Axis 0: IndexedSlices of ``grad``'s rows at ``indices`` (what sparse optimizer
+    updates consume); other axes and batch_dims: a dense sum (TF's _GatherV2Grad)."""
+    params = op.inputs[0]
+    with ops_lib.colocate_with(params.op):
+        params_shape = array_ops.shape(params)
+    indices = op.inputs[1]
+    indices_size = array_ops.expand_dims(array_ops.size(indices), 0)
+    axis = op.inputs[2]
+    axis_static = tensor_util.constant_value(axis)
+    batch_dims = int(op.get_attr("batch_dims"))
+    if batch_dims < 0:
+        if indices.shape.ndims is None:
+            raise ValueError(
+                "Currently, it is unsupported to take the gradient of tf.gather when "
+                "batch_dims < 0 and the rank of the indices is unknown. Please pass a "
+                "positive batch_dims or use tf.ensure_shape to update the shape of indices "
+                f"when calling tf.gather. Got batch_dims={batch_dims} and indices={indices}")
+        batch_dims += indices.shape.ndims
+    if axis_static is not None and int(axis_static) == 0:
+        params_tail_shape = params_shape[1:]
+        values_shape = array_ops.concat([indices_size, params_tail_shape], 0)
+        values = array_ops.reshape(indexed_slices_to_tensor_no_warning(grad), values_shape)
+        indices = array_ops.reshape(indices, indices_size)
+        return [IndexedSlices(values, indices, params_shape), None, None]
+    outer_shape = params_shape[:axis]
+    inner_shape = params_shape[axis:][1:]
+    values_shape = array_ops.concat([outer_shape, [-1], inner_shape], 0)
+    values_dims = array_ops.size(values_shape)
+    axis_dims = array_ops.size(outer_shape)
+    outer_batches_indices = math_ops.range(batch_dims)
+    batch_axis_indices = math_ops.range(batch_dims, axis_dims)
+    inner_axes_indices = math_ops.range(axis_dims + 1, values_dims)
+    values = array_ops.reshape(indexed_slices_to_tensor_no_warning(grad), values_shape)
+    transpose_dims = array_ops.concat(
+        [outer_batches_indices, [axis_dims], batch_axis_indices, inner_axes_indices], 0)
+    values_transpose = array_ops.transpose(values, transpose_dims)
+    params_shape_transpose = array_ops.gather(params_shape, transpose_dims)
+    params_grad = _batch_gather_grad(params_shape_transpose, values_transpose, indices,
+                                     batch_dims, params_shape[axis])
+    invert_transpose_dims = array_ops.concat(
+        [outer_batches_indices, batch_axis_indices + 1, [batch_dims], inner_axes_indices], 0)
+    params_grad = array_ops.transpose(params_grad, invert_transpose_dims)
+    # Keeps zero-sized dimensions right (TF's comment: shape mismatches otherwise).
+    params_grad = array_ops.reshape(params_grad, array_ops.shape(params))
+    return [params_grad, None, None]
 
 
 @RegisterGradient("UnsortedSegmentSum")

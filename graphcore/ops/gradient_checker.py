@@ -12,6 +12,8 @@ from typing import Any
 import numpy as np
 
 from graphcore.framework import session_stack
+from graphcore.framework.indexed_slices import IndexedSlices
+from graphcore.framework.tensor_conversion import convert_to_tensor
 from graphcore.ops import array_ops
 from graphcore.ops.gradients_impl import gradients
 
@@ -32,6 +34,8 @@ def _jacobians(x: Any, x_shape: Any, x_init: np.ndarray, y: Any, y_shape: Any, d
     y_size = int(np.prod(y_shape))
     dy = array_ops.placeholder(y.dtype.base_dtype, shape=y_shape)
     (dx,) = gradients(y, x, grad_ys=dy)
+    if isinstance(dx, IndexedSlices):  # TF adds each slice's rows into the Jacobian
+        dx = convert_to_tensor(dx)
     theoretical = np.zeros((x_size, y_size), dtype=np.float64)
     if dx is not None:
         one_hot = np.zeros(y_shape, dtype=y.dtype.base_dtype.as_numpy_dtype)

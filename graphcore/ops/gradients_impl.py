@@ -15,6 +15,7 @@ from typing import Any
 from graphcore.framework import dtypes as dtypes_lib
 from graphcore.framework import gradient_registry
 from graphcore.framework import ops as ops_lib
+from graphcore.framework.indexed_slices import IndexedSlices
 from graphcore.framework.tensor_conversion import convert_to_tensor
 from graphcore.ops import control_flow_state, control_flow_util
 
@@ -101,25 +102,43 @@ def _default_grad_ys(ys: list[ops_lib.Tensor], grad_ys: list) -> list:
 
 
 def _aggregate(grads: list) -> Any:
+    """The sum of one tensor's gradients: AddN of dense ones; when any is IndexedSlices,
+    IndexedSlices of the concatenated values and indices (dense ones taken as all their
+    rows), as TF's _AggregatedGrads."""
     grads = [g for g in grads if g is not None]
     if not grads:
         return None
     if len(grads) == 1:
         return grads[0]
-    from graphcore.ops import math_ops
+    if any(not isinstance(g, (ops_lib.Tensor, IndexedSlices)) for g in grads):
+        raise TypeError(f"Invalid gradient {grads}. Gradients have to be either all Tensors "
+                        "or all IndexedSlices")
+    if all(isinstance(g, ops_lib.Tensor) for g in grads):
+        from graphcore.ops import math_ops
 
-    if hasattr(math_ops, "add_n"):
         return math_ops.add_n(grads)
-    total = grads[0]
-    for g in grads[1:]:
-        total = math_ops.add(total, g)
-    return total
+    from graphcore.ops import array_ops, indexed_slices_ops
+
+    slices = [_flatten_nested_slices(x) for x in indexed_slices_ops.as_indexed_slices_list(grads)]
+    return IndexedSlices(array_ops.concat([x.values for x in slices], 0),
+                         array_ops.concat([x.indices for x in slices], 0),
+                         slices[0].dense_shape)
+
+
+def _flatten_nested_slices(grad: IndexedSlices) -> IndexedSlices:
+    """IndexedSlices whose values are IndexedSlices, as one level (TF's
+    _HandleNestedIndexedSlices)."""
+    if isinstance(grad.values, ops_lib.Tensor):
+        return grad
+    from graphcore.ops import array_ops
+
+    inner = _flatten_nested_slices(grad.values)
+    return IndexedSlices(inner.values, array_ops.gather(grad.indices, inner.indices),
+                         inner.dense_shape)
 
 
 def _zeros_like_output(op: ops_lib.Operation, index: int) -> ops_lib.Tensor:
-    from graphcore.ops import array_ops
-
-    return array_ops.zeros_like(op._outputs[index])
+    return control_flow_state.ZerosLikeOutsideLoop(op, index)
 
 
 def gradients(ys: Any, xs: Any, grad_ys: Any = None, name: str = "gradients",

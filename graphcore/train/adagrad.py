@@ -1,11 +1,12 @@
 """``tf.train.AdagradOptimizer``: accum += grad ** 2; var -= lr * grad / sqrt(accum)
-(ApplyAdagrad)."""
+(ApplyAdagrad; SparseApplyAdagrad for IndexedSlices)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from graphcore.framework.tensor_conversion import convert_to_tensor
+from graphcore.ops import sparse_training_ops
 from graphcore.train import optimizer, training_ops
 
 __all__ = ["AdagradOptimizer"]
@@ -55,4 +56,16 @@ class AdagradOptimizer(optimizer.Optimizer):
         acc = self.get_slot(var, "accumulator")
         return training_ops.apply_adagrad(
             var, acc, optimizer.cast(self._learning_rate_tensor, var.dtype.base_dtype), grad,
+            use_locking=self._use_locking)
+
+    def _apply_sparse(self, grad, var):
+        acc = self.get_slot(var, "accumulator")
+        return sparse_training_ops.sparse_apply_adagrad(
+            var, acc, optimizer.cast(self._learning_rate_tensor, var.dtype.base_dtype),
+            grad.values, grad.indices, use_locking=self._use_locking)
+
+    def _resource_apply_sparse(self, grad, var, indices):
+        acc = self.get_slot(var, "accumulator")
+        return sparse_training_ops.sparse_apply_adagrad(
+            var, acc, optimizer.cast(self._learning_rate_tensor, grad.dtype), grad, indices,
             use_locking=self._use_locking)

@@ -8,7 +8,7 @@ from typing import Any
 
 from graphcore.framework import ops as ops_lib
 from graphcore.framework.tensor_conversion import convert_to_tensor
-from graphcore.ops import control_flow_ops
+from graphcore.ops import control_flow_ops, math_ops, scatter_ops, state_ops
 from graphcore.train import optimizer, training_ops
 
 __all__ = ["AdamOptimizer"]
@@ -67,6 +67,45 @@ class AdamOptimizer(optimizer.Optimizer):
             optimizer.cast(self._lr_t, dtype), optimizer.cast(self._beta1_t, dtype),
             optimizer.cast(self._beta2_t, dtype), optimizer.cast(self._epsilon_t, dtype), grad,
             use_locking=self._use_locking)
+
+    def _apply_sparse_shared(self, grad, var, indices, scatter_add):
+        """TF1 Adam's sparse path: m and v decay everywhere (an Assign), the rows of the
+        gradient are scatter-added into them, and the whole variable steps (AssignSub)."""
+        dtype = var.dtype.base_dtype
+        beta1_power, beta2_power = self._get_beta_accumulators()
+        beta1_power = optimizer.cast(beta1_power, dtype)
+        beta2_power = optimizer.cast(beta2_power, dtype)
+        lr_t = optimizer.cast(self._lr_t, dtype)
+        beta1_t = optimizer.cast(self._beta1_t, dtype)
+        beta2_t = optimizer.cast(self._beta2_t, dtype)
+        epsilon_t = optimizer.cast(self._epsilon_t, dtype)
+        lr = (lr_t * math_ops.sqrt(1 - beta2_power) / (1 - beta1_power))
+        m = self.get_slot(var, "m")
+        m_scaled_g_values = grad * (1 - beta1_t)
+        m_t = state_ops.assign(m, m * beta1_t, use_locking=self._use_locking)
+        with ops_lib.control_dependencies([m_t]):
+            m_t = scatter_add(m, indices, m_scaled_g_values)
+        v = self.get_slot(var, "v")
+        v_scaled_g_values = (grad * grad) * (1 - beta2_t)
+        v_t = state_ops.assign(v, v * beta2_t, use_locking=self._use_locking)
+        with ops_lib.control_dependencies([v_t]):
+            v_t = scatter_add(v, indices, v_scaled_g_values)
+        v_sqrt = math_ops.sqrt(v_t)
+        var_update = state_ops.assign_sub(var, lr * m_t / (v_sqrt + epsilon_t),
+                                          use_locking=self._use_locking)
+        return control_flow_ops.group(*[var_update, m_t, v_t])
+
+    def _apply_sparse(self, grad, var):
+        return self._apply_sparse_shared(
+            grad.values, var, grad.indices,
+            lambda x, i, v: scatter_ops.scatter_add(x, i, v, use_locking=self._use_locking))
+
+    def _resource_scatter_add(self, x, i, v):
+        with ops_lib.control_dependencies([scatter_ops.resource_scatter_add(x.handle, i, v)]):
+            return x.value()
+
+    def _resource_apply_sparse(self, grad, var, indices):
+        return self._apply_sparse_shared(grad, var, indices, self._resource_scatter_add)
 
     def _finish(self, update_ops, name_scope):
         with ops_lib.control_dependencies(update_ops):

@@ -1,11 +1,13 @@
 """``tf.train.MomentumOptimizer``: accum = momentum * accum + grad; var -= lr * accum
-(ApplyMomentum; Nesterov's variant with ``use_nesterov``)."""
+(ApplyMomentum, SparseApplyMomentum for IndexedSlices; Nesterov's variant with
+``use_nesterov``)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from graphcore.framework.tensor_conversion import convert_to_tensor
+from graphcore.ops import sparse_training_ops
 from graphcore.train import optimizer, training_ops
 
 __all__ = ["MomentumOptimizer"]
@@ -36,4 +38,19 @@ class MomentumOptimizer(optimizer.Optimizer):
         return training_ops.apply_momentum(
             var, mom, optimizer.cast(self._learning_rate_tensor, var.dtype.base_dtype), grad,
             optimizer.cast(self._momentum_tensor, var.dtype.base_dtype),
+            use_locking=self._use_locking, use_nesterov=self._use_nesterov)
+
+    def _apply_sparse(self, grad, var):
+        mom = self.get_slot(var, "momentum")
+        dtype = var.dtype.base_dtype
+        return sparse_training_ops.sparse_apply_momentum(
+            var, mom, optimizer.cast(self._learning_rate_tensor, dtype), grad.values,
+            grad.indices, optimizer.cast(self._momentum_tensor, dtype),
+            use_locking=self._use_locking, use_nesterov=self._use_nesterov).op
+
+    def _resource_apply_sparse(self, grad, var, indices):
+        mom = self.get_slot(var, "momentum")
+        return sparse_training_ops.sparse_apply_momentum(
+            var, mom, optimizer.cast(self._learning_rate_tensor, grad.dtype), grad, indices,
+            optimizer.cast(self._momentum_tensor, grad.dtype),
             use_locking=self._use_locking, use_nesterov=self._use_nesterov)

@@ -1,5 +1,5 @@
-"""``tf.train.Optimizer``: the TF1 base class of the optimizers (dense gradients,
-ref variables).
+"""``tf.train.Optimizer``: the TF1 base class of the optimizers (dense and IndexedSlices
+gradients, ref and resource variables).
 
 ``minimize`` = ``compute_gradients`` (``tf.gradients`` of the loss w.r.t. each variable's
 ref) + ``apply_gradients``, which builds, under ``name_scope(name or <optimizer name>)``,
@@ -17,6 +17,7 @@ from typing import Any
 
 from graphcore.framework import dtypes as dtypes_lib
 from graphcore.framework import ops as ops_lib
+from graphcore.framework.indexed_slices import IndexedSlices
 from graphcore.framework.tensor_conversion import (
     convert_to_tensor_or_indexed_slices,
 )
@@ -36,6 +37,17 @@ def _flatten(values: Any) -> list:
     if isinstance(values, dict):
         return _flatten([values[k] for k in sorted(values)])
     return [values]
+
+
+def _deduplicate_indexed_slices(values: Any, indices: Any) -> tuple:
+    """(summed values, unique indices): rows of ``values`` with the same index added up
+    (Unique + UnsortedSegmentSum, as TF's)."""
+    from graphcore.ops import array_ops, manip_ops
+
+    unique_indices, new_index_positions = manip_ops.unique(indices)
+    summed_values = array_ops.unsorted_segment_sum(values, new_index_positions,
+                                                   array_ops.shape(unique_indices)[0])
+    return summed_values, unique_indices
 
 
 def _var_key(var: Any) -> tuple:
@@ -65,7 +77,9 @@ def cast(x: Any, dtype: dtypes_lib.DType) -> Any:
 
 
 class _RefVariableProcessor:
-    """Updates a ref Variable: ``_apply_dense`` then its constraint, if any."""
+    """Updates a Variable: ``_apply_dense`` then its constraint, if any; an IndexedSlices
+    gradient goes to ``_apply_sparse_duplicate_indices`` (ref variables) or
+    ``_resource_apply_sparse_duplicate_indices`` (resource variables), as TF's processors."""
 
     def __init__(self, v: Variable):
         self._v = v
@@ -74,9 +88,13 @@ class _RefVariableProcessor:
         return self._v._ref()
 
     def update_op(self, optimizer: Optimizer, g: Any) -> Any:
-        if not isinstance(g, ops_lib.Tensor):
-            raise NotImplementedError(
-                f"Sparse gradient updates are not supported (gradient {g!r} of {self._v})")
+        if isinstance(g, IndexedSlices):
+            if self._v.constraint is not None:
+                raise RuntimeError("Cannot use a constraint function on a sparse variable.")
+            if resource_variable_ops.is_resource_variable(self._v):
+                return optimizer._resource_apply_sparse_duplicate_indices(g.values, self._v,
+                                                                          g.indices)
+            return optimizer._apply_sparse_duplicate_indices(g, self._v)
         update_op = optimizer._apply_dense(g, self._v)
         if self._v.constraint is not None:
             with ops_lib.control_dependencies([update_op]):
@@ -294,6 +312,21 @@ class Optimizer:
 
     def _apply_sparse(self, grad: Any, var: Variable) -> Any:
         raise NotImplementedError()
+
+    def _resource_apply_sparse(self, grad: Any, handle: Any, indices: Any) -> Any:
+        raise NotImplementedError()
+
+    def _apply_sparse_duplicate_indices(self, grad: IndexedSlices, var: Variable) -> Any:
+        """``_apply_sparse`` of ``grad`` with its repeated indices summed into one row."""
+        summed_values, unique_indices = _deduplicate_indexed_slices(grad.values, grad.indices)
+        return self._apply_sparse(IndexedSlices(indices=unique_indices, values=summed_values,
+                                                dense_shape=grad.dense_shape), var)
+
+    def _resource_apply_sparse_duplicate_indices(self, grad: Any, handle: Any,
+                                                 indices: Any) -> Any:
+        """``_resource_apply_sparse`` with repeated indices summed into one row."""
+        summed_grad, unique_indices = _deduplicate_indexed_slices(grad, indices)
+        return self._resource_apply_sparse(summed_grad, handle, unique_indices)
 
     def _finish(self, update_ops: list, name_scope: str) -> ops_lib.Operation:
         return control_flow_ops.group(*update_ops, name=name_scope)

@@ -1,12 +1,13 @@
 """``tf.train.RMSPropOptimizer``: ms = decay * ms + (1 - decay) * grad ** 2;
 mom = momentum * mom + lr * grad / sqrt(ms + epsilon); var -= mom (ApplyRMSProp, or
-ApplyCenteredRMSProp with ``centered=True``)."""
+ApplyCenteredRMSProp with ``centered=True``; their SparseApply* for IndexedSlices)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from graphcore.framework.tensor_conversion import convert_to_tensor
+from graphcore.ops import sparse_training_ops
 from graphcore.train import optimizer, training_ops
 
 __all__ = ["RMSPropOptimizer"]
@@ -68,3 +69,23 @@ class RMSPropOptimizer(optimizer.Optimizer):
                 var, mg, rms, mom, *args, use_locking=self._use_locking)
         return training_ops.apply_rms_prop(var, rms, mom, *args,
                                            use_locking=self._use_locking)
+
+    def _sparse(self, grad, var, indices, dtype):
+        rms = self.get_slot(var, "rms")
+        mom = self.get_slot(var, "momentum")
+        args = (optimizer.cast(self._learning_rate_tensor, dtype),
+                optimizer.cast(self._decay_tensor, dtype),
+                optimizer.cast(self._momentum_tensor, dtype),
+                optimizer.cast(self._epsilon_tensor, dtype), grad, indices)
+        if self._centered:
+            mg = self.get_slot(var, "mg")
+            return sparse_training_ops.sparse_apply_centered_rms_prop(
+                var, mg, rms, mom, *args, use_locking=self._use_locking)
+        return sparse_training_ops.sparse_apply_rms_prop(var, rms, mom, *args,
+                                                         use_locking=self._use_locking)
+
+    def _apply_sparse(self, grad, var):
+        return self._sparse(grad.values, var, grad.indices, var.dtype.base_dtype)
+
+    def _resource_apply_sparse(self, grad, var, indices):
+        return self._sparse(grad, var, indices, grad.dtype)

@@ -19,6 +19,8 @@ def _grad_error(x, x_value, y, delta=1e-6):
     y_shape = list(np.shape(sess.run(y, {x: x_value})))
     dy = tf.placeholder(tf.float64, y_shape)
     (dx,) = tf.gradients(y, x, grad_ys=dy)
+    if isinstance(dx, tf.IndexedSlices):  # a gather's gradient, as TF's
+        dx = tf.convert_to_tensor(dx)
     n_y, n_x = int(np.prod(y_shape)), x_value.size
     theoretical = np.zeros((n_x, n_y))
     numerical = np.zeros((n_x, n_y))
