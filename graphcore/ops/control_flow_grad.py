@@ -41,11 +41,10 @@ def _switch_grad(op, *grad):
             return merge_grad, None
         return None, None
     if isinstance(op_ctxt, cf.CondContext):
-        live = [g for g in grad if g is not None]
-        if not live:
+        # The untaken branch's gradient is zeros behind a Switch (ZerosLikeOutsideLoop),
+        # so the Merge has a value whichever branch ran.
+        if grad[1 - op_ctxt.branch] is None:
             return None, None
-        if len(live) == 1:
-            return live[0], None
         return cf.merge(list(grad), name="cond_grad")[0], None
     false_grad = cf.switch(grad[0], op._inputs[1])[0]
     true_grad = cf.switch(grad[1], op._inputs[1])[1]

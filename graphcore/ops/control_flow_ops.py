@@ -229,6 +229,9 @@ class CondContext:
         for i, t in enumerate(op._inputs):
             if t.name not in self.values and not self._contains(t.op):
                 _update_input(op, i, self.add_value(t))
+            elif self.external.get(t.name, t) is not t:
+                # An outside value seen before: its Switch (TF's AddValue each time).
+                _update_input(op, i, self.external[t.name])
         if not op._inputs:
             self._remove_external_control_edges(op)
             if not any(self._contains(c) for c in op._control_inputs):

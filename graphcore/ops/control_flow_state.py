@@ -396,6 +396,21 @@ class ControlFlowState:
                     cf._update_input(b_merge.op, 1, next_grad_val)
 
 
+def ZerosLikeOutsideLoop(op: ops_lib.Operation, index: int) -> Any:  # noqa: N802
+    """Zeros for output ``index`` of ``op`` (outside while loops). For a cond's Switch,
+    zeros on the branch not taken, so the Switch's gradient Merge always has a value."""
+    val = op._outputs[index]
+    op_ctxt = op._control_flow_context
+    if not control_flow_util.is_switch(op) or op_ctxt is None:
+        return array_ops.zeros_like(val, optimize=False)
+    switch_val = cf.switch(op._inputs[0], op_ctxt.pred)[1 - op_ctxt.branch]
+    # An op on the branch taken: the zeros below run only there.
+    pivot = array_ops.identity(switch_val)
+    zeros_shape = array_ops._shape_internal(switch_val, optimize=False)
+    with ops_lib.control_dependencies([pivot]):
+        return array_ops.zeros(zeros_shape, dtype=val.dtype)
+
+
 def MaybeCreateControlFlowState(between_op_list: list, between_ops: set,  # noqa: N802
                                 colocate_gradients_with_ops: bool) -> Any:
     """A ControlFlowState when ops between xs and ys include a loop's Exit, else None."""

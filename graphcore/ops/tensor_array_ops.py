@@ -38,9 +38,32 @@ def _shape_attr(op: Any, name: str) -> shape_lib.TensorShape:
     return shape_lib.as_shape(op.get_attr(name))
 
 
+def _handle_element_shape(op: Any) -> shape_lib.TensorShape | None:
+    """The element shape TF's shape functions know from the handle: TensorArrayV3 gives
+    its handle one when ``element_shape`` is fully defined or identical_element_shapes
+    is set, and Enter/Identity/Switch/Merge/TensorArrayGradV3 pass it on."""
+    source = op._inputs[0].op
+    while source.type in ("Enter", "RefEnter", "Identity", "Switch", "Merge",
+                          "TensorArrayGradV3"):
+        source = source._inputs[0].op
+    if source.type != "TensorArrayV3":
+        return None
+    shape = _shape_attr(source, "element_shape")
+    if shape.is_fully_defined() or source.get_attr("identical_element_shapes"):
+        return shape
+    return None
+
+
+def _read_shape(op: Any) -> list:
+    return [_handle_element_shape(op) or shape_lib.unknown_shape()]
+
+
 def _gather_shape(op: Any) -> list:
     indices = op._inputs[1].shape.with_rank(1)
-    return [indices.concatenate(_shape_attr(op, "element_shape"))]
+    element = _handle_element_shape(op)
+    if element is None:
+        element = _shape_attr(op, "element_shape")
+    return [indices.concatenate(element)]
 
 
 def _concat_shape(op: Any) -> list:
@@ -73,7 +96,7 @@ _reg("TensorArrayWriteV3").input("handle: resource").input("index: int32") \
 
 _reg("TensorArrayReadV3").input("handle: resource").input("index: int32") \
     .input("flow_in: float").output("value: dtype").attr("dtype: type").stateful() \
-    .shape_fn(lambda op: [shape_lib.unknown_shape()])
+    .shape_fn(_read_shape)
 
 _reg("TensorArrayGatherV3").input("handle: resource").input("indices: int32") \
     .input("flow_in: float").output("value: dtype").attr("dtype: type") \
@@ -98,6 +121,13 @@ _reg("TensorArraySizeV3").input("handle: resource").input("flow_in: float") \
 
 _reg("TensorArrayCloseV3").input("handle: resource").stateful() \
     .shape_fn(common_shapes.no_outputs)
+
+
+def _constant_value(value: Any) -> Any:
+    """TF's tensor_util.constant_value, which passes a non-tensor through."""
+    if isinstance(value, ops_lib.Tensor):
+        return tensor_util.constant_value(value)
+    return value
 
 
 class TensorArray:
@@ -243,8 +273,7 @@ class TensorArray:
             with ops_lib.name_scope(name, "TensorArrayStack", [self._handle]):
                 value = self.gather(math_ops.range(0, self.size()), name=name)
                 if self.element_shape and not self._dynamic_size and self._size is not None:
-                    value.set_shape([tensor_util.constant_value(self._size)]
-                                    + self.element_shape.dims)
+                    value.set_shape([_constant_value(self._size)] + self.element_shape.dims)
                 return value
 
     def gather(self, indices: Any, name: str | None = None) -> ops_lib.Tensor:
@@ -266,7 +295,7 @@ class TensorArray:
         if self.element_shape:
             dim0 = None
             if self._infer_shape:
-                size = tensor_util.constant_value(self.size())
+                size = _constant_value(self.size())
                 first = self.element_shape.dims[0]
                 if size is not None and first is not None and first.value is not None:
                     dim0 = int(size) * first.value
