@@ -23,7 +23,7 @@ def _accuracy(cmd: list[str], tmp_path: Path) -> float:
     return float(match.group(1))
 
 
-SCRIPTS = ["mnist_softmax_style.py"]
+SCRIPTS = ["mnist_softmax_style.py", "mnist_deep_style.py"]
 
 
 @pytest.mark.parametrize("script", SCRIPTS)
