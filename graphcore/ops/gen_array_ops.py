@@ -378,6 +378,8 @@ def _concat_shape(op: ops_lib.Operation) -> list:
         return [shape_lib.unknown_shape()]
     if axis < 0:
         axis += rank
+    # An input of unknown rank has the others' rank, its dims unknown (as TF's).
+    all_dims = [d if d is not None else [None] * rank for d in all_dims]
     last = all_dims[-1]
     before, middle, after = last[:axis], last[axis], last[axis + 1:]
     for d in reversed(all_dims[:-1]):

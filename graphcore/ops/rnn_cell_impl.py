@@ -9,6 +9,7 @@ next cell in the same scope), and reuses that scope on later calls, as TF1's leg
 from __future__ import annotations
 
 import collections
+import contextlib
 import hashlib
 import re
 from typing import Any
@@ -168,11 +169,15 @@ class RNNCell:
             with vs.variable_scope(scope, custom_getter=self._rnn_get_variable) as scope:
                 return self._layer_call(inputs, state, scope=scope)
         if self._rnncell_scope is None:
-            with vs.variable_scope(vs.get_variable_scope(),
-                                   custom_getter=self._rnn_get_variable,
-                                   auxiliary_name_scope=False) as captured:
-                self._rnncell_scope = captured
-        with vs.variable_scope(self._rnncell_scope, auxiliary_name_scope=False):
+            self._rnncell_scope = vs.get_variable_scope()
+        base = self._rnncell_scope
+        # TF re-enters the scope current at the first call, and re-entering a
+        # VariableScope opens a name scope named after its last part, relative to the
+        # current one (so a MultiRNNCell's ops are under rnn/while/rnn/multi_rnn_cell).
+        short = base.name.split("/")[-1]
+        with vs.variable_scope(base, custom_getter=self._rnn_get_variable,
+                               auxiliary_name_scope=False), \
+                (ops_lib.name_scope(short) if short else contextlib.nullcontext()):
             return self._layer_call(inputs, state)
 
     def _set_scope(self, scope: Any = None) -> None:
@@ -206,10 +211,10 @@ class RNNCell:
         """A variable of the cell's scope (TF1's Layer.add_variable)."""
         with vs.variable_scope(self._scope, reuse=True if self.built else self._reuse,
                                auxiliary_name_scope=False):
-            return vs.get_variable(name, shape=shape, dtype=dtype or self._dtype,
-                                   initializer=initializer,
-                                   trainable=trainable and self.trainable,
-                                   partitioner=partitioner)
+            return self._rnn_get_variable(
+                vs.get_variable, name, shape=shape, dtype=dtype or self._dtype,
+                initializer=initializer, trainable=trainable and self.trainable,
+                partitioner=partitioner)
 
     add_weight = add_variable
 
@@ -231,7 +236,12 @@ class RNNCell:
             return _zero_state_tensors(self.state_size, batch_size, dtype)
 
 
-LayerRNNCell = RNNCell
+class LayerRNNCell(RNNCell):
+    """A cell whose variables are made in ``build`` (TF's LayerRNNCell): called as a
+    layer, without RNNCell's re-entered outer scope."""
+
+    def __call__(self, inputs: Any, state: Any, scope: Any = None) -> tuple:
+        return self._layer_call(inputs, state, scope=scope)
 
 
 def _input_depth(inputs_shape: Any) -> int:
@@ -243,7 +253,7 @@ def _input_depth(inputs_shape: Any) -> int:
     return last
 
 
-class BasicRNNCell(RNNCell):
+class BasicRNNCell(LayerRNNCell):
     """``output = new_state = activation(W [inputs, state] + b)``."""
 
     def __init__(self, num_units: int, activation: Any = None, reuse: Any = None,
@@ -273,7 +283,7 @@ class BasicRNNCell(RNNCell):
         return output, output
 
 
-class GRUCell(RNNCell):
+class GRUCell(LayerRNNCell):
     """Gated Recurrent Unit cell (Cho et al. 2014), TF1's variables ``gates/kernel``,
     ``gates/bias``, ``candidate/kernel``, ``candidate/bias``."""
 
@@ -338,7 +348,7 @@ class LSTMStateTuple(collections.namedtuple("LSTMStateTuple", ("c", "h"))):
         return c.dtype
 
 
-class BasicLSTMCell(RNNCell):
+class BasicLSTMCell(LayerRNNCell):
     """LSTM cell without peepholes or projection (Zaremba et al. 2014); ``forget_bias``
     is added to the forget gate."""
 
@@ -392,7 +402,7 @@ class BasicLSTMCell(RNNCell):
         return new_h, new_state
 
 
-class LSTMCell(RNNCell):
+class LSTMCell(LayerRNNCell):
     """LSTM cell with optional peepholes (``w_f_diag``, ``w_i_diag``, ``w_o_diag``), cell
     clipping and a projection layer (``projection/kernel``)."""
 

@@ -15,16 +15,7 @@ tf_ref = pytest.importorskip("tensorflow")
 tf1 = tf_ref.compat.v1
 
 
-@pytest.fixture(autouse=True, scope="module")
-def _control_flow_v1():
-    from tensorflow.python.ops import control_flow_util
-
-    saved = control_flow_util.ENABLE_CONTROL_FLOW_V2
-    control_flow_util.ENABLE_CONTROL_FLOW_V2 = False
-    try:
-        yield
-    finally:
-        control_flow_util.ENABLE_CONTROL_FLOW_V2 = saved
+pytestmark = pytest.mark.usefixtures("tf_control_flow_v1")
 
 
 def _flat(x):

@@ -1,0 +1,16 @@
+"""Fixtures of the TensorFlow reference tier."""
+
+import pytest
+
+
+@pytest.fixture(scope="module")
+def tf_control_flow_v1():
+    """TF builds TF1 control flow (Switch/Merge/Enter/Exit, TensorArrayV3) in the test's
+    module, as TF 1.x graph mode does, instead of TF 2's functional While/If."""
+    control_flow_util = pytest.importorskip("tensorflow.python.ops.control_flow_util")
+    saved = control_flow_util.ENABLE_CONTROL_FLOW_V2
+    control_flow_util.ENABLE_CONTROL_FLOW_V2 = False
+    try:
+        yield
+    finally:
+        control_flow_util.ENABLE_CONTROL_FLOW_V2 = saved
