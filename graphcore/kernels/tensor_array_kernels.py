@@ -129,11 +129,13 @@ class _TensorArray:
             self.cleared[index] = True
         return value
 
-    def grad(self, source: str) -> _TensorArray:
+    def grad(self, source: str, shape_to_prepend: tuple = ()) -> _TensorArray:
         g = self.grads.get(source)
         if g is None:
+            element_shape = (None if self.element_shape is None
+                             else tuple(shape_to_prepend) + self.element_shape)
             g = _TensorArray(f"{self.name}@{source}", self.dtype, len(self.values), False,
-                             True, self.element_shape, self.identical_element_shapes,
+                             True, element_shape, self.identical_element_shapes,
                              aggregate=True)
             self.grads[source] = g
         return g
@@ -188,6 +190,20 @@ def _tensor_array_grad_v3(ctx: KernelContext):
     def compute(handle, flow):
         with handle.lock:
             return handle.grad(source), flow
+
+    return compute
+
+
+@register_kernel("TensorArrayGradWithShape")
+def _tensor_array_grad_with_shape(ctx: KernelContext):
+    source = ctx.attr("source")
+    if isinstance(source, bytes):
+        source = source.decode()
+
+    def compute(handle, flow, shape_to_prepend):
+        prefix = tuple(int(d) for d in np.reshape(shape_to_prepend, -1))
+        with handle.lock:
+            return handle.grad(source, prefix), flow
 
     return compute
 

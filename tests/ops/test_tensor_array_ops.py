@@ -89,3 +89,19 @@ def test_while_loop_and_gradients():
     np.testing.assert_allclose(got_y, X * X)
     np.testing.assert_allclose(got_acc, X.sum(0))
     np.testing.assert_allclose(got_grad, 2 * X + 2)
+
+
+def test_grad_arrays_are_per_source_and_sum_writes():
+    from graphcore.framework.op_def_library import apply_op
+
+    ta = tf.TensorArray(tf.float32, size=2, element_shape=[3])
+    g1 = ta.grad("gradients").write(0, [1., 2., 3.])
+    g2 = ta.grad("gradients", flow=g1.flow).write(0, [1., 1., 1.])
+    other = ta.grad("gradients_1", flow=g2.flow)
+    shaped = apply_op("TensorArrayGradWithShape", handle=ta.handle, flow_in=g2.flow,
+                      shape_to_prepend=[2], source="gradients_2").outputs
+    with_shape = tf.TensorArray(tf.float32, handle=shaped[0], flow=shaped[1])
+    summed, fresh, prepended = _run([g2.read(0), other.read(0), with_shape.read(1)])
+    np.testing.assert_array_equal(summed, [2., 3., 4.])
+    np.testing.assert_array_equal(fresh, np.zeros(3, np.float32))
+    assert prepended.shape == (2, 3)
