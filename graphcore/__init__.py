@@ -46,6 +46,8 @@ from graphcore.ops.segment_ops import *
 from graphcore.framework.indexed_slices import IndexedSlices
 from graphcore.framework.sparse_tensor import SparseTensor, SparseTensorValue
 from graphcore.ops.scatter_ops import *
+from graphcore.ops.sparse_ops import *
+from graphcore.ops.sparse_segment_ops import *
 from graphcore.ops.manip_ops import *
 from graphcore.ops.random_distribution_ops import *
 from graphcore.ops.execution_mode import (
@@ -101,6 +103,7 @@ from graphcore.framework.gradient_registry import (
     NoGradient, NotDifferentiable, RegisterGradient,
 )
 from graphcore import layers, losses, nn, summary, train
+from graphcore import sparse
 from graphcore import bitwise, linalg, math
 from graphcore.ops.math_compat import *
 from graphcore.ops.math_ops import conj

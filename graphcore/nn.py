@@ -14,3 +14,10 @@ from graphcore.ops.rnn import (
 )
 
 __all__ = list(_nn_all)
+from graphcore.ops.embedding_ops import (
+    embedding_lookup,
+    embedding_lookup_sparse,
+    safe_embedding_lookup_sparse,
+)
+
+__all__ += ["embedding_lookup", "embedding_lookup_sparse", "safe_embedding_lookup_sparse"]
