@@ -27,7 +27,7 @@ op_registry.register_op("Timestamp").output("ts: double").stateful() \
     .shape_fn(common_shapes.scalar_shape)
 
 op_registry.register_op("PrintV2").input("input: string") \
-    .attr("output_stream: string = 'stderr'").attr("end: string = '\\n'").stateful() \
+    .attr("output_stream: string = 'stderr'").attr("end: string", default="\n").stateful() \
     .shape_fn(common_shapes.no_outputs)
 
 

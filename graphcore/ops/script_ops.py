@@ -27,9 +27,10 @@ def _unknown_outputs(op: ops_lib.Operation) -> list:
 for _op_type, _stateful in (("PyFunc", True), ("PyFuncStateless", False),
                             ("EagerPyFunc", True)):
     _builder = op_registry.register_op(_op_type).input("input: Tin").output("output: Tout") \
-        .attr("token: string").attr("Tin: list(type) >= 0").attr("Tout: list(type) >= 0")
+        .attr("token: string")
     if _op_type == "EagerPyFunc":
         _builder.attr("is_async: bool = false")
+    _builder.attr("Tin: list(type) >= 0").attr("Tout: list(type) >= 0")
     if _stateful:
         _builder.stateful()
     _builder.shape_fn(_unknown_outputs)

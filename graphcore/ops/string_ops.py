@@ -33,7 +33,7 @@ def _join_shape(op: ops_lib.Operation) -> list:
     return [out]
 
 
-_reg("StringJoin").input("inputs: N * string").output("output: string").attr("N: int") \
+_reg("StringJoin").input("inputs: N * string").output("output: string").attr("N: int >= 0") \
     .attr("separator: string = ''").shape_fn(_join_shape)
 _reg("Substr").input("input: string").input("pos: T").input("len: T") \
     .output("output: string").attr("T: {int32, int64}") \

@@ -65,7 +65,9 @@ def _run(lib, case):
         outs = out if isinstance(out, list) else [out]
         fetches = list(outs)
         if differentiable:
-            fetches.append(lib.gradients([lib.reduce_sum(o * o) for o in outs], x)[0])
+            # densified: a gather's gradient is IndexedSlices
+            fetches.append(lib.convert_to_tensor(
+                lib.gradients([lib.reduce_sum(o * o) for o in outs], x)[0]))
         with lib.Session() as sess:
             try:
                 return sess.run(fetches, {x: M})
