@@ -104,6 +104,7 @@ from graphcore.framework.gradient_registry import (
 )
 from graphcore import layers, losses, nn, summary, train
 from graphcore import sparse
+from graphcore import data
 from graphcore import bitwise, linalg, math
 from graphcore.ops.math_compat import *
 from graphcore.ops.math_ops import conj

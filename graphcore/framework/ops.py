@@ -800,6 +800,9 @@ class Graph:
             if add_shapes and op._outputs:
                 nd.attr["_output_shapes"].list.shape.extend(
                     t._shape.as_proto() for t in op._outputs)
+        # The function library (framework.function adds to it), whole in every delta.
+        for fdef in getattr(self, "_functions", {}).values():
+            gd.library.function.add().CopyFrom(fdef)
         return gd
 
     @property

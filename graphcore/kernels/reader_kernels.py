@@ -55,13 +55,36 @@ def decompress(data: bytes, compression_type: str) -> bytes:
     return data
 
 
-def _text_lines(work: bytes, skip: int) -> Iterator[tuple[bytes, bytes]]:
-    lines = _read_file(work).split(b"\n")
+def read_file(path: bytes) -> bytes:
+    """The bytes of ``path``; NotFoundError as TF's file system."""
+    return _read_file(path)
+
+
+def text_lines(data: bytes) -> list[bytes]:
+    """The lines of ``data`` without their ``\\n`` / ``\\r\\n`` (a last line without one
+    included), as TF's TextLineReader and TextLineDataset split them."""
+    lines = data.split(b"\n")
     if lines and lines[-1] == b"":
         lines.pop()
-    for i, line in enumerate(lines):
+    return [line.removesuffix(b"\r") for line in lines]
+
+
+def fixed_length_records(data: bytes, header: int, record: int, footer: int,
+                         hop: int = 0) -> Iterator[bytes]:
+    """The ``record``-byte records between ``header`` and ``footer`` bytes, every ``hop``
+    bytes (``record`` when 0); a short tail is dropped."""
+    body = data[header:len(data) - footer]
+    step = hop or record
+    pos = 0
+    while pos + record <= len(body):
+        yield body[pos:pos + record]
+        pos += step
+
+
+def _text_lines(work: bytes, skip: int) -> Iterator[tuple[bytes, bytes]]:
+    for i, line in enumerate(text_lines(_read_file(work))):
         if i >= skip:
-            yield b"%s:%d" % (work, i + 1), line.removesuffix(b"\r")
+            yield b"%s:%d" % (work, i + 1), line
 
 
 def _tf_record_lines(compression: str):
@@ -74,16 +97,10 @@ def _tf_record_lines(compression: str):
 
 def _fixed_length(header: int, record: int, footer: int, hop: int, encoding: str):
     def records(work: bytes) -> Iterator[tuple[bytes, bytes]]:
-        data = decompress(_read_file(work), "GZIP" if encoding == "GZIP" else
-                          "ZLIB" if encoding == "ZLIB" else "")
-        body = data[header:len(data) - footer]
-        step = hop or record
-        index = 0
-        pos = 0
-        while pos + record <= len(body):
-            yield b"%s:%d" % (work, index), body[pos:pos + record]
-            index += 1
-            pos += step
+        data = decompress(_read_file(work), encoding if encoding in ("GZIP", "ZLIB") else "")
+        for index, value in enumerate(fixed_length_records(data, header, record, footer,
+                                                           hop)):
+            yield b"%s:%d" % (work, index), value
     return records
 
 

@@ -69,6 +69,9 @@ class KernelContext:
         self.device_context = device_context
         # Rendezvous key -> slot of the step's mailbox (Send/Recv kernels).
         self.rendezvous_slots = rendezvous_slots or {}
+        # The graph's functions, callable by name (TF's FunctionLibraryRuntime), for
+        # kernels that run functions (dataset map/filter); set by the executor.
+        self.function_library: Any = None
 
     def attr(self, name: str) -> Any:
         """The attr as Python: DType for types, proto values otherwise (get_attr's rules)."""

@@ -22,6 +22,7 @@ from graphcore.protobuf import config_pb2, graph_pb2, step_stats_pb2
 from graphcore.runtime import placer, prune
 from graphcore.runtime.devices import Device, local_devices
 from graphcore.runtime.executor import PartitionExecutor, Step
+from graphcore.runtime.function import FunctionLibraryRuntime
 from graphcore.runtime.graph_view import GraphView
 from graphcore.runtime.partition import partition
 from graphcore.runtime.rendezvous import Rendezvous
@@ -122,8 +123,10 @@ class LocalEngine(PlanCache):
         parts = sorted(step.partitions.values(), key=lambda p: -len(p.graph_def.node))
         dead_aware = any(n.op in _SWITCH_OPS for p in parts for n in p.graph_def.node)
         for part in parts:
-            executors.append(PartitionExecutor(part.graph_def, part.device, self.resources,
-                                               view.nodes, slots, dead_aware=dead_aware))
+            executors.append(PartitionExecutor(
+                part.graph_def, part.device, self.resources, view.nodes, slots,
+                dead_aware=dead_aware,
+                function_library=FunctionLibraryRuntime(view, part.device, self.resources)))
             graphs.append(part.graph_def)
         return StepPlan(feeds, fetches, targets, executors, len(step.keys), graphs, dead_aware)
 

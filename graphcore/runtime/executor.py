@@ -95,7 +95,8 @@ class PartitionExecutor:
 
     def __init__(self, graph_def: graph_pb2.GraphDef, device: Device, resources: Any,
                  node_infos: dict[str, NodeInfo], rendezvous_slots: dict[str, int],
-                 device_context: Any = None, dead_aware: bool = False):
+                 device_context: Any = None, dead_aware: bool = False,
+                 function_library: Any = None):
         self.device = device
         # Plans with Switch ops carry dead tensors: every step then runs the full,
         # deadness-checking loop (``run_full``).
@@ -128,6 +129,7 @@ class PartitionExecutor:
                                                 resources, info.input_types,
                                                 info.output_types, device_context,
                                                 rendezvous_slots)
+            ctx.function_library = function_library
             try:
                 fn = kdef.factory(ctx)
             except errors.OpError:

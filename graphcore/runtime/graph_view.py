@@ -62,6 +62,8 @@ class GraphView:
         self.nodes: dict[str, NodeInfo] = {}
         self.order: list[str] = []
         self.version = 0
+        # The graph's function library (FunctionDefs by name), run by runtime.function.
+        self.functions: dict[str, Any] = {}
 
     def extend(self, graph_def: Any) -> None:
         """Adds the nodes of ``graph_def`` (bytes or GraphDef); all or nothing.
@@ -131,4 +133,6 @@ class GraphView:
             new[name].index = base + i
         self.nodes.update(new)
         self.order.extend(order)
+        for fdef in gd.library.function:
+            self.functions[fdef.signature.name] = fdef
         self.version += 1

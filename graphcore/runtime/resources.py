@@ -144,6 +144,10 @@ class ResourceStore:
                     self._resource_ids += 1
         return found
 
+    def resources(self) -> dict[tuple[str, str], Any]:
+        with self._lock:
+            return dict(self._resources)
+
     def variables(self) -> dict[tuple[str, str], VariableState]:
         with self._lock:
             return dict(self._variables)

@@ -1,0 +1,363 @@
+"""``tf.data.Dataset`` in graph mode (TF's DatasetV1): each dataset wraps the ``variant``
+tensor of a dataset op and its element structure (dtypes and shapes, nested in tuples
+and dicts); transformations add ops, their functions traced into the graph's library.
+Iterators over a dataset are :mod:`graphcore.data.iterator_ops`."""
+
+from __future__ import annotations
+
+import glob
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from graphcore.data import iterator_ops
+from graphcore.data.structure import HasStructure, TensorSpec, flatten, map_structure, pack
+from graphcore.framework import dtypes as dtypes_lib
+from graphcore.framework import errors, tensor_util
+from graphcore.framework import function as function_lib
+from graphcore.framework import ops as ops_lib
+from graphcore.framework import tensor_shape as shape_lib
+from graphcore.framework.op_def_library import apply_op
+from graphcore.framework.tensor_conversion import convert_to_tensor
+from graphcore.ops import random_ops
+
+__all__ = ["Dataset", "TensorSpec"]
+
+
+def _normalize(element: Any) -> Any:
+    """``element`` with every leaf a Tensor (TF's normalize_element)."""
+    with ops_lib.name_scope("normalize_element"):
+        leaves = flatten(element)
+        tensors = [convert_to_tensor(v, name=f"component_{i}") for i, v in enumerate(leaves)]
+    return pack(element, tensors)
+
+
+def _spec_of(t: ops_lib.Tensor) -> TensorSpec:
+    return TensorSpec(t.shape, t.dtype.base_dtype)
+
+
+def _flat_attrs(structure: Any, types_attr: str = "output_types") -> dict:
+    specs = flatten(structure)
+    return {types_attr: [s.dtype for s in specs], "output_shapes": [s.shape for s in specs]}
+
+
+def _int64(value: Any, name: str) -> ops_lib.Tensor:
+    return convert_to_tensor(value, dtype=dtypes_lib.int64, name=name)
+
+
+class Dataset(HasStructure):
+    """A sequence of elements produced by a chain of dataset ops (tf.compat.v1's
+    ``tf.data.Dataset``)."""
+
+    def __init__(self, variant_tensor: ops_lib.Tensor, structure: Any):
+        self._variant_tensor = variant_tensor
+        self._structure = structure
+
+    # -- structure --------------------------------------------------------------------------
+    def _op(self, op_type: str, structure: Any = None, **inputs: Any) -> Dataset:
+        structure = self._structure if structure is None else structure
+        op = apply_op(op_type, input_dataset=self._variant_tensor, **inputs,
+                      **_flat_attrs(structure))
+        return Dataset(op.outputs[0], structure)
+
+    def __iter__(self) -> Any:
+        raise RuntimeError("`tf.data.Dataset` only supports Python-style iteration in eager "
+                           "mode or within tf.function.")
+
+    # -- sources ----------------------------------------------------------------------------
+    @staticmethod
+    def from_tensors(tensors: Any, name: str | None = None) -> Dataset:
+        """A dataset of one element, ``tensors``."""
+        del name
+        element = _normalize(tensors)
+        flat = flatten(element)
+        structure = map_structure(_spec_of, element)
+        op = apply_op("TensorDataset", components=flat, **_flat_attrs(structure,
+                                                                       "Toutput_types"))
+        return Dataset(op.outputs[0], structure)
+
+    @staticmethod
+    def from_tensor_slices(tensors: Any, name: str | None = None) -> Dataset:
+        """A dataset of the slices of ``tensors`` along their first dimension."""
+        del name
+        element = _normalize(tensors)
+        flat = flatten(element)
+        batch = shape_lib.Dimension(None)
+        for t in flat:
+            if t.shape.ndims == 0:
+                raise ValueError(f"Unbatching a tensor is only supported for rank >= 1, "
+                                 f"but got a scalar {t.name}")
+            batch = batch.merge_with(t.shape.with_rank_at_least(1)[0])
+        structure = map_structure(lambda t: TensorSpec(t.shape[1:], t.dtype.base_dtype),
+                                  element)
+        op = apply_op("TensorSliceDataset", components=flat,
+                      **_flat_attrs(structure, "Toutput_types"))
+        return Dataset(op.outputs[0], structure)
+
+    @staticmethod
+    def range(*args: Any, output_type: Any = dtypes_lib.int64, name: str | None = None
+              ) -> Dataset:
+        """``range(stop)``, ``range(start, stop[, step])`` as a dataset of scalars."""
+        del name
+        if len(args) == 1:
+            start, stop, step = 0, args[0], 1
+        elif len(args) == 2:
+            (start, stop), step = args, 1
+        elif len(args) == 3:
+            start, stop, step = args
+        else:
+            raise ValueError(f"Invalid arguments to RangeDataset: {args}")
+        structure = TensorSpec([], output_type)
+        op = apply_op("RangeDataset", start=_int64(start, "start"), stop=_int64(stop, "stop"),
+                      step=_int64(step, "step"), **_flat_attrs(structure))
+        return Dataset(op.outputs[0], structure)
+
+    @staticmethod
+    def zip(datasets: Any, name: str | None = None) -> Dataset:
+        """Elements of ``datasets`` (a nested structure of datasets) side by side."""
+        del name
+        flat = flatten(datasets)
+        for d in flat:
+            if not isinstance(d, Dataset):
+                raise TypeError(f"Invalid `datasets`. `datasets` is expected to be a "
+                                f"(nested) structure of `tf.data.Dataset` objects. Python "
+                                f"`list` is not supported and you should use `tuple` "
+                                f"instead. Got {type(d)}.")
+        structure = pack(datasets, [d._structure for d in flat])
+        op = apply_op("ZipDataset", input_datasets=[d._variant_tensor for d in flat],
+                      **_flat_attrs(structure))
+        return Dataset(op.outputs[0], structure)
+
+    @staticmethod
+    def list_files(file_pattern: Any, shuffle: bool | None = None, seed: int | None = None,
+                   name: str | None = None) -> Dataset:
+        """The files matching ``file_pattern`` (globbed now), shuffled unless
+        ``shuffle=False``."""
+        del name
+        patterns = [file_pattern] if isinstance(file_pattern, (str, bytes)) else \
+            list(file_pattern)
+        files = sorted({f for p in patterns for f in glob.glob(
+            p.decode() if isinstance(p, bytes) else p)})
+        if not files:
+            raise errors.InvalidArgumentError(
+                None, None, f"Expected 'file_pattern' to be a pattern matching files, got "
+                            f"{patterns}")
+        dataset = Dataset.from_tensor_slices(np.array(files, dtype=object))
+        if shuffle is None or shuffle:
+            dataset = dataset.shuffle(len(files), seed=seed)
+        return dataset
+
+    # -- transformations with functions ---------------------------------------------------
+    def _trace(self, fn: Callable[..., Any], what: str,
+               fn_name: str | None = None) -> tuple[str, list, Any]:
+        specs = flatten(self._structure)
+
+        def call(*args: Any) -> Any:
+            element = pack(self._structure, list(args))
+            if isinstance(element, tuple) and not hasattr(element, "_fields"):
+                return fn(*element)
+            return fn(element)
+
+        name = fn_name or getattr(fn, "__name__", "fn")
+        return function_lib.trace(call, [(s.dtype, s.shape) for s in specs],
+                                  f"Dataset_{what}_{name}")
+
+    def map(self, map_func: Callable[..., Any], num_parallel_calls: Any = None,
+            deterministic: Any = None, name: str | None = None) -> Dataset:
+        """Applies ``map_func`` to every element."""
+        del name
+        fname, outputs, result = self._trace(map_func, "map")
+        if isinstance(result, list):
+            result = tuple(result)  # tf.data turns a returned list into a tuple
+        structure = pack(result, [_spec_of(t) for t in outputs]) \
+            if isinstance(result, (tuple, dict)) else _spec_of(outputs[0])
+        attrs = dict(f=fname, other_arguments=[], **_flat_attrs(structure))
+        if num_parallel_calls is None:
+            op = apply_op("MapDataset", input_dataset=self._variant_tensor, **attrs)
+        else:
+            op = apply_op("ParallelMapDatasetV2", input_dataset=self._variant_tensor,
+                          num_parallel_calls=_int64(num_parallel_calls, "num_parallel_calls"),
+                          deterministic="default" if deterministic is None else
+                          ("true" if deterministic else "false"), **attrs)
+        return Dataset(op.outputs[0], structure)
+
+    def filter(self, predicate: Callable[..., Any], name: str | None = None) -> Dataset:
+        """The elements for which ``predicate`` is true."""
+        del name
+        fname, outputs, _ = self._trace(predicate, "filter")
+        if len(outputs) != 1 or outputs[0].dtype != dtypes_lib.bool or \
+                outputs[0].shape.ndims not in (0, None):
+            raise ValueError(f"Invalid `predicate`. `predicate` must return a `tf.bool` "
+                             f"scalar tensor, but its return type is "
+                             f"{[_spec_of(t) for t in outputs]}.")
+        return self._op("FilterDataset", predicate=fname, other_arguments=[])
+
+    def _dataset_fn(self, fn: Callable[..., Any], what: str) -> tuple[str, Any]:
+        """Traces ``fn`` (element -> Dataset); returns its function's name and the
+        structure of the datasets it makes."""
+        returned: list[Dataset] = []
+
+        def variant(*args: Any) -> ops_lib.Tensor:
+            dataset = fn(*args)
+            if not isinstance(dataset, Dataset):
+                raise TypeError(f"The `{what}` function must return a `tf.data.Dataset`, "
+                                f"got {type(dataset).__name__}.")
+            returned.append(dataset)
+            return dataset._variant_tensor
+
+        fname, _, _ = self._trace(variant, what, getattr(fn, "__name__", "fn"))
+        return fname, returned[0]._structure
+
+    def flat_map(self, map_func: Callable[..., Any], name: str | None = None) -> Dataset:
+        """Maps each element to a dataset and flattens the results."""
+        del name
+        fname, structure = self._dataset_fn(map_func, "flat_map")
+        return self._op("FlatMapDataset", structure, f=fname, other_arguments=[])
+
+    def interleave(self, map_func: Callable[..., Any], cycle_length: Any = None,
+                   block_length: Any = None, num_parallel_calls: Any = None,
+                   deterministic: Any = None, name: str | None = None) -> Dataset:
+        """Maps each element to a dataset and interleaves ``cycle_length`` of them,
+        ``block_length`` elements at a time."""
+        del num_parallel_calls, deterministic, name
+        fname, structure = self._dataset_fn(map_func, "interleave")
+        return self._op("InterleaveDataset", structure, f=fname, other_arguments=[],
+                        cycle_length=_int64(-1 if cycle_length is None else cycle_length,
+                                            "cycle_length"),
+                        block_length=_int64(1 if block_length is None else block_length,
+                                            "block_length"))
+
+    # -- batching ---------------------------------------------------------------------------
+    def batch(self, batch_size: Any, drop_remainder: bool = False,
+              num_parallel_calls: Any = None, deterministic: Any = None,
+              name: str | None = None) -> Dataset:
+        """Consecutive elements stacked into batches of ``batch_size``."""
+        del num_parallel_calls, deterministic, name
+        size = _int64(batch_size, "batch_size")
+        drop = convert_to_tensor(drop_remainder, dtype=dtypes_lib.bool, name="drop_remainder")
+        structure = self._batched_structure(size, drop)
+        return self._op("BatchDatasetV2", structure, batch_size=size, drop_remainder=drop)
+
+    def _batched_structure(self, size: ops_lib.Tensor, drop: ops_lib.Tensor,
+                           shapes: Any = None) -> Any:
+        static_drop = tensor_util.constant_value(drop)
+        static_size = tensor_util.constant_value(size)
+        dim = int(static_size) if static_drop is not None and bool(static_drop) and \
+            static_size is not None else None
+        specs = flatten(self._structure)
+        shapes = shapes or [s.shape for s in specs]
+        return pack(self._structure, [TensorSpec(shape_lib.TensorShape([dim]).concatenate(sh),
+                                                 s.dtype) for s, sh in zip(specs, shapes)])
+
+    def padded_batch(self, batch_size: Any, padded_shapes: Any = None,
+                     padding_values: Any = None, drop_remainder: bool = False,
+                     name: str | None = None) -> Dataset:
+        """Batches whose components are padded to ``padded_shapes`` (their batch's
+        largest size where a dimension is None / -1)."""
+        del name
+        specs = flatten(self._structure)
+        size = _int64(batch_size, "batch_size")
+        if padded_shapes is None:
+            shapes = [s.shape for s in specs]
+        else:
+            shapes = [shape_lib.as_shape(s) for s in
+                      (flatten(padded_shapes) if isinstance(padded_shapes, (tuple, dict))
+                       else [padded_shapes])]
+        shape_tensors = [convert_to_tensor([-1 if d is None else d for d in sh.as_list()],
+                                           dtype=dtypes_lib.int64) for sh in shapes]
+        values = flatten(padding_values) if isinstance(padding_values, (tuple, dict)) else \
+            [padding_values] * len(specs)
+        pads = [convert_to_tensor(b"" if s.dtype == dtypes_lib.string else 0, dtype=s.dtype,
+                                  name="padding_value") if v is None else
+                convert_to_tensor(v, name="padding_value") for v, s in zip(values, specs)]
+        for pad, spec in zip(pads, specs):
+            if pad.dtype.base_dtype != spec.dtype:
+                raise TypeError(f"Invalid `padding_values`. `padding_values` values type "
+                                f"{pad.dtype!r} does not match type {spec.dtype!r} of the "
+                                "corresponding input component.")
+        drop = convert_to_tensor(drop_remainder, dtype=dtypes_lib.bool, name="drop_remainder")
+        structure = self._batched_structure(size, drop, shapes)
+        op = apply_op("PaddedBatchDatasetV2", input_dataset=self._variant_tensor,
+                      batch_size=size, padded_shapes=shape_tensors, padding_values=pads,
+                      drop_remainder=drop, output_shapes=[s.shape for s in
+                                                          flatten(structure)])
+        return Dataset(op.outputs[0], structure)
+
+    def unbatch(self, name: str | None = None) -> Dataset:
+        """The rows of each element as elements of their own."""
+        del name
+        structure = map_structure(lambda s: TensorSpec(s.shape[1:], s.dtype), self._structure)
+        return self._op("UnbatchDataset", structure)
+
+    # -- order and count --------------------------------------------------------------------
+    def shuffle(self, buffer_size: Any, seed: int | None = None,
+                reshuffle_each_iteration: bool | None = None, name: str | None = None
+                ) -> Dataset:
+        """Elements in a random order drawn from a buffer of ``buffer_size``."""
+        del name
+        seed1, seed2 = random_ops.get_seed(seed)
+        return self._op("ShuffleDataset", buffer_size=_int64(buffer_size, "buffer_size"),
+                        seed=_int64(seed1 or 0, "seed"), seed2=_int64(seed2 or 0, "seed2"),
+                        reshuffle_each_iteration=True if reshuffle_each_iteration is None
+                        else bool(reshuffle_each_iteration))
+
+    def repeat(self, count: Any = None, name: str | None = None) -> Dataset:
+        """The dataset ``count`` times (forever when None or -1)."""
+        del name
+        return self._op("RepeatDataset", count=_int64(-1 if count is None else count,
+                                                      "count"))
+
+    def take(self, count: Any, name: str | None = None) -> Dataset:
+        del name
+        return self._op("TakeDataset", count=_int64(count, "count"))
+
+    def skip(self, count: Any, name: str | None = None) -> Dataset:
+        del name
+        return self._op("SkipDataset", count=_int64(count, "count"))
+
+    def prefetch(self, buffer_size: Any, name: str | None = None) -> Dataset:
+        del name
+        return self._op("PrefetchDataset", buffer_size=_int64(buffer_size, "buffer_size"))
+
+    def cache(self, filename: str = "", name: str | None = None) -> Dataset:
+        """The elements, kept in memory after the first complete pass."""
+        del name
+        return self._op("CacheDataset", filename=convert_to_tensor(
+            filename, dtype=dtypes_lib.string, name="filename"))
+
+    def concatenate(self, dataset: Dataset, name: str | None = None) -> Dataset:
+        """This dataset's elements, then ``dataset``'s."""
+        del name
+        if self.output_types != dataset.output_types:
+            raise TypeError(f"Incompatible dataset elements:\n  {self.element_spec} vs. "
+                            f"  {dataset.element_spec}")
+        mine, theirs = flatten(self._structure), flatten(dataset._structure)
+        structure = pack(self._structure, [TensorSpec(_most_specific(a.shape, b.shape), a.dtype)
+                                           for a, b in zip(mine, theirs)])
+        return self._op("ConcatenateDataset", structure,
+                        another_dataset=dataset._variant_tensor)
+
+    def enumerate(self, start: int = 0, name: str | None = None) -> Dataset:
+        """(index, element) pairs, indices from ``start``."""
+        del name
+        return Dataset.zip((Dataset.range(start, np.iinfo(np.int64).max), self))
+
+    def apply(self, transformation_func: Callable[[Dataset], Dataset]) -> Dataset:
+        return transformation_func(self)
+
+    # -- iterators (TF1's Dataset methods) ------------------------------------------------
+    def make_one_shot_iterator(self) -> Any:
+        return iterator_ops.make_one_shot_iterator(self)
+
+    def make_initializable_iterator(self, shared_name: str | None = None) -> Any:
+        return iterator_ops.make_initializable_iterator(self, shared_name)
+
+
+
+def _most_specific(a: shape_lib.TensorShape, b: shape_lib.TensorShape) -> shape_lib.TensorShape:
+    """The shape both ``a`` and ``b`` have: equal dims kept, others unknown."""
+    if a.dims is None or b.dims is None or len(a.dims) != len(b.dims):
+        return shape_lib.unknown_shape()
+    return shape_lib.TensorShape([x if x == y else None for x, y in zip(a.as_list(),
+                                                                          b.as_list())])

@@ -1,0 +1,215 @@
+"""Reference tier: tf.data in graph mode against TensorFlow's compat.v1 — the same
+element sequences from the same pipelines (multisets where shuffled), OutOfRangeError at
+the end, output types/shapes, node names and op types of the dataset ops, the FunctionDef
+a map traces, TFRecord files written by TF, and iterators by structure and string handle.
+Skipped without TensorFlow."""
+
+import os
+
+import numpy as np
+import pytest
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+
+import graphcore as tf  # noqa: E402
+
+tf_ref = pytest.importorskip("tensorflow")
+tf1 = tf_ref.compat.v1
+tf1.disable_eager_execution()
+tf_ref.autograph.set_verbosity(0)
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("data")
+    with tf_ref.io.TFRecordWriter(str(tmp / "a.tfrecord")) as w:
+        for i in range(3):
+            w.write(b"a%d" % i)
+    with tf_ref.io.TFRecordWriter(str(tmp / "b.tfrecord.gz"), "GZIP") as w:
+        for i in range(2):
+            w.write(b"b%d" % i)
+    (tmp / "x.txt").write_bytes(b"one\ntwo\r\n\nfour")
+    (tmp / "y.txt").write_bytes(b"five\n")
+    (tmp / "f.bin").write_bytes(b"HH012345678F")
+    (tmp / "g.bin").write_bytes(b"HH0123F")
+    return tmp
+
+
+def _slices(lib, tmp):
+    return lib.data.Dataset.from_tensor_slices(
+        (np.arange(4), np.array([b"a", b"b", b"c", b"d"])))
+
+
+CASES = {
+    "range": lambda t, p: t.data.Dataset.range(2, 9, 3),
+    "from_tensors": lambda t, p: t.data.Dataset.from_tensors(([1, 2], "x")).repeat(2),
+    "slices_tuple": _slices,
+    "slices_dict": lambda t, p: t.data.Dataset.from_tensor_slices(
+        {"a": [1, 2], "b": [[1.5], [2.5]]}),
+    "map": lambda t, p: t.data.Dataset.range(5).map(lambda x: x * x + 1),
+    "map_tuple": lambda t, p: _slices(t, p).map(lambda i, s: (s, i * 2)),
+    "map_dict_out": lambda t, p: t.data.Dataset.range(3).map(
+        lambda x: {"x": x, "y": t.cast(x, t.float32) / 2}),
+    "map_parallel": lambda t, p: t.data.Dataset.range(6).map(lambda x: x + 1,
+                                                             num_parallel_calls=3),
+    "filter": lambda t, p: t.data.Dataset.range(10).filter(lambda x: x % 3 > 0),
+    "flat_map": lambda t, p: t.data.Dataset.range(4).flat_map(
+        lambda x: t.data.Dataset.range(x)),
+    "interleave": lambda t, p: t.data.Dataset.range(1, 4).interleave(
+        lambda x: t.data.Dataset.from_tensors(x).repeat(x), cycle_length=2, block_length=2),
+    "batch": lambda t, p: t.data.Dataset.range(7).batch(3),
+    "batch_drop": lambda t, p: t.data.Dataset.range(7).batch(3, drop_remainder=True),
+    "padded_batch": lambda t, p: t.data.Dataset.range(5).map(
+        lambda x: t.fill([x], x)).padded_batch(2, padded_shapes=[None]),
+    "padded_batch_fixed": lambda t, p: t.data.Dataset.range(3).map(
+        lambda x: t.fill([x], x)).padded_batch(2, padded_shapes=[4],
+                                         padding_values=t.constant(-1, t.int64)),
+    "unbatch": lambda t, p: t.data.Dataset.range(6).batch(4).unbatch(),
+    "repeat_take_skip": lambda t, p: t.data.Dataset.range(3).repeat(3).skip(2).take(5),
+    "prefetch_cache": lambda t, p: t.data.Dataset.range(4).cache().prefetch(2).repeat(2),
+    "concatenate": lambda t, p: t.data.Dataset.range(2).concatenate(
+        t.data.Dataset.range(5, 7)),
+    "zip": lambda t, p: t.data.Dataset.zip((t.data.Dataset.range(3),
+                                            t.data.Dataset.range(10, 20))),
+    "enumerate": lambda t, p: t.data.Dataset.from_tensor_slices([b"x", b"y"]).enumerate(3),
+    "tfrecord": lambda t, p: t.data.TFRecordDataset([str(p / "a.tfrecord")]),
+    "tfrecord_gzip": lambda t, p: t.data.TFRecordDataset(str(p / "b.tfrecord.gz"),
+                                                         compression_type="GZIP"),
+    "text_lines": lambda t, p: t.data.TextLineDataset([str(p / "x.txt"), str(p / "y.txt")]),
+    "fixed_length": lambda t, p: t.data.FixedLengthRecordDataset(
+        str(p / "f.bin"), 3, header_bytes=2, footer_bytes=1),
+    "fixed_length_bad": lambda t, p: t.data.FixedLengthRecordDataset(str(p / "g.bin"), 3,
+                                                                      header_bytes=2,
+                                                                      footer_bytes=1),
+    "batch_mismatch": lambda t, p: t.data.Dataset.range(4).map(
+        lambda x: t.fill([x], x)).batch(2),
+}
+
+SHUFFLED = {
+    "shuffle": lambda t, p: t.data.Dataset.range(8).shuffle(4, seed=5),
+    "shuffle_repeat": lambda t, p: t.data.Dataset.range(5).shuffle(
+        5, reshuffle_each_iteration=False).repeat(2),
+}
+
+
+def _plain(value):
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in sorted(value.items())}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    return np.asarray(value).tolist()
+
+
+def _drain(lib, build, tmp, one_shot=True):
+    with lib.Graph().as_default():
+        dataset = build(lib, tmp)
+        types = lib.data.get_output_types(dataset)
+        shapes = lib.data.get_output_shapes(dataset)
+        if one_shot:
+            iterator = lib.data.make_one_shot_iterator(dataset)
+        else:
+            iterator = lib.data.make_initializable_iterator(dataset)
+        nxt = iterator.get_next()
+        out = []
+        with lib.Session() as sess:
+            if not one_shot:
+                sess.run(iterator.initializer)
+            try:
+                for _ in range(100):
+                    out.append(_plain(sess.run(nxt)))
+                end = None
+            except lib.errors.OutOfRangeError as e:
+                end = ("OutOfRangeError", "End of sequence" in e.message)
+            except lib.errors.InvalidArgumentError as e:
+                end = ("InvalidArgumentError",
+                       [x for x in e.message.splitlines() if "Cannot" in x or "Excluding" in x][0]
+                       .split("Shapes are")[0].strip())
+    structure = (repr(types), repr(_plain_shapes(shapes)))
+    return out, end, structure
+
+
+def _plain_shapes(shapes):
+    if isinstance(shapes, dict):
+        return {k: _plain_shapes(v) for k, v in sorted(shapes.items())}
+    if isinstance(shapes, tuple):
+        return tuple(_plain_shapes(s) for s in shapes)
+    return shapes.as_list() if shapes.dims is not None else None
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_sequences_match_tf(case, files):
+    want = _drain(tf1, CASES[case], files)
+    got = _drain(tf, CASES[case], files, one_shot=case not in ("map", "batch"))
+    assert got[0] == want[0]
+    assert got[1] == want[1]
+    assert got[2][1] == want[2][1]
+    assert got[2][0].replace("graphcore", "tf") == want[2][0]
+
+
+@pytest.mark.parametrize("case", sorted(SHUFFLED))
+def test_shuffled_multisets_match_tf(case, files):
+    want, want_end, _ = _drain(tf1, SHUFFLED[case], files)
+    got, got_end, _ = _drain(tf, SHUFFLED[case], files)
+    assert sorted(got) == sorted(want)
+    assert got_end == want_end
+    if case == "shuffle_repeat":
+        assert got[:5] == got[5:]  # one order for every epoch
+
+
+def _graph_nodes(lib):
+    g = lib.Graph()
+    with g.as_default():
+        ds = lib.data.Dataset.from_tensor_slices((np.arange(4), np.arange(4.0)))
+        ds = ds.map(lambda a, b: a + 1).filter(lambda a: a > 1).repeat(2).batch(2)
+        ds = ds.prefetch(1).take(3).skip(1).cache().concatenate(lib.data.Dataset.range(2)
+                                                                .batch(2))
+        ds = lib.data.Dataset.zip((ds, lib.data.Dataset.from_tensors(1)))
+        it = lib.data.make_initializable_iterator(ds)
+        it.get_next()
+        lib.data.make_one_shot_iterator(lib.data.Dataset.range(3)).get_next()
+        by_structure = lib.data.Iterator.from_structure(lib.int64, [])
+        by_structure.make_initializer(lib.data.Dataset.range(1))
+    gd = g.as_graph_def()
+    nodes = {n.name: (n.op, list(n.input)) for n in gd.node}
+    funcs = {f.signature.name.rsplit("_", 1)[0].rstrip("0123456789_"):
+             ([a.name for a in f.signature.input_arg],
+              [(n.name, n.op, list(n.input)) for n in f.node_def], dict(f.ret))
+             for f in gd.library.function}
+    return nodes, funcs
+
+
+def test_graph_and_functions_match_tf():
+    got_nodes, got_funcs = _graph_nodes(tf)
+    want_nodes, want_funcs = _graph_nodes(tf1)
+    assert got_nodes == want_nodes
+    for name in ("__inference_Dataset_map_lambda", "__inference_Dataset_filter_lambda"):
+        assert got_funcs[name] == want_funcs[name]
+    # The one-shot factory copies the dataset ops by value, as TF's.
+    assert got_funcs["_make_dataset"][1] == want_funcs["_make_dataset"][1]
+
+
+def test_feedable_iterator_by_string_handle():
+    """Iterator.from_string_handle switches between two datasets' iterators by feeding
+    their string handles; from_structure re-initializes over another dataset."""
+    results = []
+    for lib in (tf1, tf):
+        with lib.Graph().as_default():
+            train = lib.data.make_one_shot_iterator(lib.data.Dataset.range(10, 13))
+            valid = lib.data.make_initializable_iterator(lib.data.Dataset.range(3))
+            handle = lib.placeholder(lib.string, shape=[])
+            it = lib.data.Iterator.from_string_handle(handle, lib.int64, [])
+            nxt = it.get_next()
+            reinit = lib.data.Iterator.from_structure(lib.int64, [])
+            n2 = reinit.get_next()
+            inits = [reinit.make_initializer(lib.data.Dataset.range(k)) for k in (2, 1)]
+            with lib.Session() as sess:
+                th, vh = sess.run([train.string_handle(), valid.string_handle()])
+                sess.run(valid.initializer)
+                seq = [sess.run(nxt, {handle: h}) for h in (th, vh, th, vh)]
+                for init in inits:
+                    sess.run(init)
+                    seq.append(sess.run(n2))
+                with pytest.raises(lib.errors.OutOfRangeError):
+                    sess.run(n2)
+        results.append([int(v) for v in seq])
+    assert results[1] == results[0] == [10, 0, 11, 1, 0, 0]

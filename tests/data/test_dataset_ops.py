@@ -1,0 +1,103 @@
+"""tf.data in graph mode without TensorFlow: construction errors, iterator states,
+shuffling and caching across passes, and the traced functions in the GraphDef library."""
+
+import numpy as np
+import pytest
+
+import graphcore as tf
+
+D = tf.data.Dataset
+
+
+def _all(dataset, initializable=False):
+    it = dataset.make_initializable_iterator() if initializable else \
+        dataset.make_one_shot_iterator()
+    nxt = it.get_next()
+    out = []
+    with tf.Session() as sess:
+        if initializable:
+            sess.run(it.initializer)
+        while True:
+            try:
+                out.append(sess.run(nxt))
+            except tf.errors.OutOfRangeError:
+                return out
+
+
+@pytest.mark.parametrize("build,error,text", [
+    (lambda: D.range(3).make_one_shot_iterator().initializer, ValueError,
+     "The iterator does not have an initializer"),
+    (lambda: D.from_tensors(tf.placeholder(tf.int32)).make_one_shot_iterator(), ValueError,
+     "Cannot capture a placeholder"),
+    (lambda: D.range(3).filter(lambda x: x), ValueError,
+     "`predicate` must return a `tf.bool` scalar tensor"),
+    (lambda: D.zip([D.range(1), D.range(1)]), TypeError, "Python `list` is not supported"),
+    (lambda: D.range(3).flat_map(lambda x: x), TypeError,
+     "must return a `tf.data.Dataset`"),
+    (lambda: tf.data.Iterator.from_structure(tf.float32, []).make_initializer(D.range(2)),
+     TypeError, "Expected output types"),
+    (lambda: D.range(2).map(lambda x: x + _OUTER[0]), ValueError, "from the same graph"),
+    (lambda: iter(D.range(2)), RuntimeError, "only supports Python-style iteration"),
+])
+def test_build_errors(build, error, text):
+    with tf.Graph().as_default():
+        _OUTER[0] = tf.constant(1, tf.int64)
+        with pytest.raises(error, match=text.replace("(", r"\(")):
+            build()
+
+
+_OUTER = [None]
+
+
+def test_uninitialized_iterator_and_reinitialization():
+    with tf.Graph().as_default():
+        it = D.range(2).make_initializable_iterator()
+        nxt = it.get_next()
+        with tf.Session() as sess:
+            with pytest.raises(tf.errors.FailedPreconditionError,
+                               match="iterator has not been initialized"):
+                sess.run(nxt)
+            sess.run(it.initializer)
+            first = [sess.run(nxt), sess.run(nxt)]
+            sess.run(it.initializer)
+            assert [first, sess.run(nxt)] == [[0, 1], 0]
+
+
+def test_slices_of_unequal_sizes_fail_at_run_time():
+    with tf.Graph().as_default():
+        a = tf.placeholder_with_default(np.arange(3), shape=[None])
+        ds = D.from_tensor_slices((a, np.arange(2)))
+        it = ds.make_initializable_iterator()
+        with tf.Session() as sess, pytest.raises(tf.errors.InvalidArgumentError,
+                                                 match="same size in the 0th dimension"):
+            sess.run(it.initializer)
+            sess.run(it.get_next())
+
+
+def test_shuffle_seeded_reshuffles_each_pass_deterministically():
+    with tf.Graph().as_default():
+        runs = [_all(D.range(20).shuffle(20, seed=3).repeat(2), initializable=True)
+                for _ in range(2)]
+    assert runs[0] == runs[1]  # same seed, same sequence
+    assert sorted(runs[0][:20]) == list(range(20))
+    assert runs[0][:20] != runs[0][20:]  # reshuffled for the second pass
+
+
+def test_cache_replays_the_first_pass():
+    with tf.Graph().as_default():
+        out = _all(D.range(6).shuffle(6).cache().repeat(3))
+    assert out[:6] == out[6:12] == out[12:]
+    assert sorted(out[:6]) == list(range(6))
+
+
+def test_map_function_is_in_the_library_and_structures_flow():
+    with tf.Graph().as_default() as g:
+        ds = D.from_tensor_slices({"a": np.arange(3), "b": np.ones(3, np.float32)})
+        ds = ds.map(lambda d: (d["a"] * 2, d["b"] + 1.0)).batch(2, drop_remainder=True)
+        assert ds.output_types == (tf.int64, tf.float32)
+        assert [s.as_list() for s in ds.output_shapes] == [[2], [2]]
+        names = [f.signature.name for f in g.as_graph_def().library.function]
+        assert any(n.startswith("__inference_Dataset_map_lambda_") for n in names)
+        out = _all(ds)
+    assert [a.tolist() for a, _ in out] == [[0, 2]]
+    assert out[0][1].dtype == np.float32
