@@ -6,6 +6,7 @@ Iterators over a dataset are :mod:`graphcore.data.iterator_ops`."""
 from __future__ import annotations
 
 import glob
+import itertools
 from collections.abc import Callable
 from typing import Any
 
@@ -20,7 +21,7 @@ from graphcore.framework import ops as ops_lib
 from graphcore.framework import tensor_shape as shape_lib
 from graphcore.framework.op_def_library import apply_op
 from graphcore.framework.tensor_conversion import convert_to_tensor
-from graphcore.ops import random_ops
+from graphcore.ops import random_ops, script_ops
 
 __all__ = ["Dataset", "TensorSpec"]
 
@@ -147,6 +148,75 @@ class Dataset(HasStructure):
         if shuffle is None or shuffle:
             dataset = dataset.shuffle(len(files), seed=seed)
         return dataset
+
+    @staticmethod
+    def from_generator(generator: Callable[[], Any], output_types: Any = None,
+                       output_shapes: Any = None, args: Any = None,
+                       output_signature: Any = None, name: str | None = None) -> Dataset:
+        """The elements a fresh ``generator()`` yields, on each pass (TF's construction: a
+        GeneratorDataset inside a flat_map, its functions calling Python through
+        ``numpy_function``)."""
+        del name
+        if args is not None:
+            raise NotImplementedError("from_generator(args=...) is not supported by "
+                                      "graphcore; bind the arguments in the generator")
+        if output_signature is not None:
+            structure = output_signature
+        else:
+            if output_types is None:
+                raise TypeError("The `output_types` argument can not be None.")
+            if output_shapes is None:
+                output_shapes = map_structure(lambda _: shape_lib.unknown_shape(),
+                                              output_types)
+            types = flatten(output_types)
+            shapes = flatten(output_shapes) if isinstance(output_shapes, (tuple, dict)) \
+                else [output_shapes]
+            structure = pack(output_types, [TensorSpec(sh, t) for t, sh in zip(types, shapes)])
+        specs = flatten(structure)
+        iterators: dict[int, Any] = {}
+        ids = itertools.count()
+
+        def start(_: Any) -> np.int64:
+            key = next(ids)
+            iterators[key] = iter(generator())
+            return np.int64(key)
+
+        def step(key: Any) -> list:
+            values = flatten(_tuple_lists(next(iterators[int(key)]), structure))
+            out = []
+            for value, spec in zip(values, specs):
+                array = np.asarray(value, dtype=object if spec.dtype == dtypes_lib.string
+                                   else spec.dtype.as_numpy_dtype)
+                if not spec.shape.is_compatible_with(shape_lib.TensorShape(array.shape)):
+                    raise TypeError(f"`generator` yielded an element of shape "
+                                     f"{array.shape} where an element of shape "
+                                     f"{tuple(spec.shape.as_list())} was expected.")
+                out.append(array)
+            return out
+
+        def finish(key: Any) -> np.int64:
+            iterators.pop(int(key), None)
+            return np.int64(0)
+
+        def generator_dataset(dummy: ops_lib.Tensor) -> Dataset:
+            int64 = [(dtypes_lib.int64, shape_lib.TensorShape([]))]
+            init = function_lib.trace(
+                lambda d: script_ops.numpy_function(start, [d], dtypes_lib.int64),
+                [(dummy.dtype, dummy.shape)], "Dataset_from_generator_get_iterator_id_fn")
+            nxt = function_lib.trace(
+                lambda k: _set_shapes(script_ops.numpy_function(
+                    step, [k], [s.dtype for s in specs]), specs),
+                int64, "Dataset_from_generator_generator_next_fn")
+            fin = function_lib.trace(
+                lambda k: script_ops.numpy_function(finish, [k], dtypes_lib.int64),
+                int64, "Dataset_from_generator_finalize_fn")
+            op = apply_op("GeneratorDataset", init_func_other_args=[dummy],
+                          next_func_other_args=[], finalize_func_other_args=[],
+                          init_func=init[0], next_func=nxt[0], finalize_func=fin[0],
+                          **_flat_attrs(structure))
+            return Dataset(op.outputs[0], structure)
+
+        return Dataset.from_tensors(0).flat_map(generator_dataset)
 
     # -- transformations with functions ---------------------------------------------------
     def _trace(self, fn: Callable[..., Any], what: str,
@@ -353,6 +423,21 @@ class Dataset(HasStructure):
     def make_initializable_iterator(self, shared_name: str | None = None) -> Any:
         return iterator_ops.make_initializable_iterator(self, shared_name)
 
+
+
+def _tuple_lists(value: Any, structure: Any) -> Any:
+    """A generator's value with the lists standing for tuples of ``structure`` made
+    tuples (generators often yield lists)."""
+    if isinstance(structure, tuple) and isinstance(value, list):
+        return tuple(_tuple_lists(v, s) for v, s in zip(value, structure))
+    return value
+
+
+def _set_shapes(tensors: Any, specs: list) -> list:
+    tensors = tensors if isinstance(tensors, list) else [tensors]
+    for t, spec in zip(tensors, specs):
+        t.set_shape(spec.shape)
+    return tensors
 
 
 def _most_specific(a: shape_lib.TensorShape, b: shape_lib.TensorShape) -> shape_lib.TensorShape:

@@ -239,6 +239,34 @@ def _interleave(ctx):
     return make
 
 
+@_dataset_kernel("GeneratorDataset")
+def _generator(ctx):
+    init, next_fn, finalize = (_function(ctx, a) for a in ("init_func", "next_func",
+                                                            "finalize_func"))
+    counts = [len(ctx.node_def.attr[a].list.type) for a in
+              ("Tinit_func_args", "Tnext_func_args")]
+
+    def make(*args):
+        init_args = args[:counts[0]]
+        next_args = args[counts[0]:counts[0] + counts[1]]
+        finalize_args = args[counts[0] + counts[1]:]
+
+        def iterate():
+            # init_func makes the pass's state; next_func's OutOfRange ends it.
+            state = init(*init_args)
+            try:
+                while True:
+                    try:
+                        element = next_fn(*state, *next_args)
+                    except errors.OutOfRangeError:
+                        return
+                    yield list(element)
+            finally:
+                finalize(*state, *finalize_args)
+        return DatasetObject(iterate)
+    return make
+
+
 # -- batching ----------------------------------------------------------------------------
 def _check_same_shapes(batch: list[Element]) -> None:
     first = batch[0]

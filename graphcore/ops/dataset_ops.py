@@ -88,6 +88,13 @@ _dataset("FixedLengthRecordDatasetV2", ("filenames: string", "header_bytes: int6
                                         "buffer_size: int64", "compression_type: string"),
          (_META,), stateful=True)
 
+_dataset("GeneratorDataset", ("init_func_other_args: Tinit_func_args",
+                              "next_func_other_args: Tnext_func_args",
+                              "finalize_func_other_args: Tfinalize_func_args"),
+         ("init_func: func", "next_func: func", "finalize_func: func",
+          "Tinit_func_args: list(type) >= 0", "Tnext_func_args: list(type) >= 0",
+          "Tfinalize_func_args: list(type) >= 0") + _STRUCTURE + (_META,), stateful=True)
+
 op_registry.register_op("IteratorV2").output("handle: resource") \
     .attr("shared_name: string").attr("container: string").attr(_STRUCTURE[0]) \
     .attr(_STRUCTURE[1]).stateful().shape_fn(common_shapes.scalar_shape)

@@ -35,6 +35,15 @@ def files(tmp_path_factory):
     return tmp
 
 
+def _gen():
+    for i in range(3):
+        yield i, b"s%d" % i
+
+
+def _bad_gen():
+    yield [1, 2, 3]
+
+
 def _slices(lib, tmp):
     return lib.data.Dataset.from_tensor_slices(
         (np.arange(4), np.array([b"a", b"b", b"c", b"d"])))
@@ -81,6 +90,10 @@ CASES = {
     "fixed_length_bad": lambda t, p: t.data.FixedLengthRecordDataset(str(p / "g.bin"), 3,
                                                                       header_bytes=2,
                                                                       footer_bytes=1),
+    "from_generator": lambda t, p: t.data.Dataset.from_generator(
+        _gen, (t.int64, t.string), ([], [])).repeat(2),
+    "from_generator_bad_shape": lambda t, p: t.data.Dataset.from_generator(
+        _bad_gen, t.int32, [2]),
     "batch_mismatch": lambda t, p: t.data.Dataset.range(4).map(
         lambda x: t.fill([x], x)).batch(2),
 }
@@ -122,7 +135,7 @@ def _drain(lib, build, tmp, one_shot=True):
                 end = ("OutOfRangeError", "End of sequence" in e.message)
             except lib.errors.InvalidArgumentError as e:
                 end = ("InvalidArgumentError",
-                       [x for x in e.message.splitlines() if "Cannot" in x or "Excluding" in x][0]
+                       [x for x in e.message.splitlines() if any(w in x for w in ("Cannot", "Excluding", "yielded"))][0]
                        .split("Shapes are")[0].strip())
     structure = (repr(types), repr(_plain_shapes(shapes)))
     return out, end, structure
