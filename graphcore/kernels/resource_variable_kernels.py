@@ -13,6 +13,7 @@ from graphcore.framework import dtypes as dtypes_lib
 from graphcore.framework import errors
 from graphcore.kernels.array_kernels import gather
 from graphcore.kernels.registry import KernelContext, register_kernel
+from graphcore.kernels.state_kernels import variable_kernel
 
 
 def _shape_text(shape) -> str:
@@ -39,17 +40,7 @@ def _check_dtype(state, dtype: np.dtype, verb: str) -> None:
                         f"{dtypes_lib.as_dtype(dtype).name}")
 
 
-@register_kernel("VarHandleOp")
-def _var_handle(ctx: KernelContext):
-    attr = ctx.node_def.attr
-    shape = attr["shape"].shape
-    declared = None if shape.unknown_rank or any(d.size < 0 for d in shape.dim) else \
-        tuple(d.size for d in shape.dim)
-    state = ctx.resources.variable(attr["container"].s.decode(),
-                                   attr["shared_name"].s.decode() or ctx.name,
-                                   ctx.attr("dtype").as_numpy_dtype, declared)
-    out = (state,)
-    return lambda: out
+register_kernel("VarHandleOp")(variable_kernel)
 
 
 @register_kernel("ReadVariableOp")

@@ -12,8 +12,9 @@ def _shape_text(shape) -> str:
     return "[" + ",".join(str(d) for d in shape) + "]"
 
 
-@register_kernel("VariableV2")
-def _variable(ctx: KernelContext):
+def variable_kernel(ctx: KernelContext):
+    """The kernel of a variable op (VariableV2, VarHandleOp): the task's variable named by
+    its ``container`` and ``shared_name`` (default: the node's name) attrs."""
     attr = ctx.node_def.attr
     shape = attr["shape"].shape
     declared = None if shape.unknown_rank or any(d.size < 0 for d in shape.dim) else \
@@ -23,6 +24,9 @@ def _variable(ctx: KernelContext):
                                    ctx.attr("dtype").as_numpy_dtype, declared)
     out = (state,)
     return lambda: out
+
+
+register_kernel("VariableV2")(variable_kernel)
 
 
 @register_kernel("Assign")

@@ -32,6 +32,19 @@ def _cached_variables() -> Iterator[None]:
             scope.set_caching_device(None)
 
 
+def _flattened(fn: Callable, elems: Any) -> tuple[bool, list, Callable]:
+    """(whether ``elems`` is a nest, its flat tensors, the function packing a flat list
+    back into its structure), after checking ``fn``."""
+    if not callable(fn):
+        raise TypeError(f"fn must be callable, got {fn}")
+    input_nested = nest.is_nested(elems)
+
+    def input_pack(flat: list) -> Any:
+        return nest.pack_sequence_as(elems, flat) if input_nested else flat[0]
+
+    return input_nested, nest.flatten(elems) if input_nested else [elems], input_pack
+
+
 def _leading_dim(elems_flat: list) -> Any:
     static = elems_flat[0].shape
     if static.ndims is not None and static.ndims < 1:
@@ -56,14 +69,8 @@ def map_fn(fn: Callable, elems: Any, dtype: Any = None, parallel_iterations: int
     tensors unstacked together); the results stacked. ``dtype``: the structure of
     ``fn``'s output when it differs from ``elems``'."""
     dtype = fn_output_signature if fn_output_signature is not None else dtype
-    if not callable(fn):
-        raise TypeError(f"fn must be callable, got {fn}")
     parallel_iterations = 10 if parallel_iterations is None else parallel_iterations
-    input_nested = nest.is_nested(elems)
-    elems_flat = nest.flatten(elems) if input_nested else [elems]
-
-    def input_pack(flat: list) -> Any:
-        return nest.pack_sequence_as(elems, flat) if input_nested else flat[0]
+    input_nested, elems_flat, input_pack = _flattened(fn, elems)
 
     with ops_lib.name_scope(name, "map", elems_flat), _cached_variables():
         elems_flat = [convert_to_tensor(e, name="elem") for e in elems_flat]
@@ -101,13 +108,7 @@ def scan(fn: Callable, elems: Any, initializer: Any = None,
     """The running ``a = fn(a, x)`` over the slices ``x`` of ``elems`` (from the last when
     ``reverse``), starting from ``initializer`` (else the first slice); every ``a``
     stacked."""
-    if not callable(fn):
-        raise TypeError(f"fn must be callable, got {fn}")
-    input_nested = nest.is_nested(elems)
-    elems_flat = nest.flatten(elems) if input_nested else [elems]
-
-    def input_pack(flat: list) -> Any:
-        return nest.pack_sequence_as(elems, flat) if input_nested else flat[0]
+    input_nested, elems_flat, input_pack = _flattened(fn, elems)
 
     if initializer is None:
         output_nested, output_structure = input_nested, elems
@@ -163,13 +164,7 @@ def scan(fn: Callable, elems: Any, initializer: Any = None,
 def _fold(fn: Callable, elems: Any, initializer: Any, parallel_iterations: int,
           back_prop: bool, swap_memory: bool, name: str | None, default: str,
           reverse: bool) -> Any:
-    if not callable(fn):
-        raise TypeError(f"fn must be callable, got {fn}")
-    input_nested = nest.is_nested(elems)
-    elems_flat = nest.flatten(elems) if input_nested else [elems]
-
-    def input_pack(flat: list) -> Any:
-        return nest.pack_sequence_as(elems, flat) if input_nested else flat[0]
+    input_nested, elems_flat, input_pack = _flattened(fn, elems)
 
     with ops_lib.name_scope(name, default, elems_flat), _cached_variables():
         elems_flat = [convert_to_tensor(e, name="elem") for e in elems_flat]

@@ -170,62 +170,34 @@ class ResourceVariable(variables.Variable):
     """A variable behind a resource handle (TF's ``ResourceVariable``): each read is a
     ReadVariableOp whose value is a snapshot, writes are AssignVariableOp ops."""
 
-    def __init__(self, initial_value: Any = None, trainable: bool = True,
-                 collections: list | None = None, validate_shape: bool = True,
-                 caching_device: Any = None, name: str | None = None,
-                 variable_def: Any = None, dtype: Any = None, expected_shape: Any = None,
-                 import_scope: str | None = None, constraint: Any = None,
-                 use_resource: bool | None = None, synchronization: Any = None,
-                 aggregation: Any = None, shape: Any = None):
-        del expected_shape, use_resource, synchronization, aggregation
-        if variable_def is not None:
-            if initial_value is not None:
-                raise ValueError("variable_def and initial_value are mutually exclusive.")
-            self._init_from_proto(variable_def, import_scope)
-            return
-        if initial_value is None:
-            raise ValueError("initial_value must be specified.")
-        if constraint is not None and not callable(constraint):
-            raise ValueError("The `constraint` argument must be a callable.")
-        self._constraint = constraint
-        self._trainable = trainable
-        self._caching_device = caching_device
-        collections = variables._collections_for(collections, trainable)
-        graph = ops_lib.get_default_graph()
-        # As TF's init_scope: a variable made in a while loop or cond (an RNN cell's
-        # first call) lives outside it, without the caller's control dependencies.
-        with graph.name_scope(name or "Variable") as scope, \
-                graph.control_dependencies(None):
-            handle_name = ops_lib.name_from_scope_name(scope)
-            cls_attr = attr_value_pb2.AttrValue(list=attr_value_pb2.AttrValue.ListValue(
-                s=[f"loc:@{handle_name}".encode()]))
-            with graph._attr_scope({"_class": cls_attr}):
-                with graph.name_scope("Initializer"), graph.device(None):
-                    value = initial_value() if callable(initial_value) else initial_value
-                    self._initial_value = tensor_conversion.convert_to_tensor(
-                        value, name="initial_value", dtype=dtype)
-                var_shape = (self._initial_value.shape if validate_shape
-                             else shape_lib.unknown_shape())
-                if shape is not None:
-                    var_shape = shape_lib.as_shape(shape)
-                self._dtype = self._initial_value.dtype.base_dtype
-                self._shape = var_shape
-                self._handle = var_handle_op(self._dtype, var_shape, shared_name=handle_name,
-                                             name=scope)
-            with graph.name_scope("IsInitialized"):
-                self._is_initialized_op = var_is_initialized_op(self._handle)
-            with graph.name_scope("Assign") as n, graph.colocate_with(None, True), \
-                    graph.device(self._handle.device):
-                self._initializer_op = assign_variable_op(self._handle, self._initial_value,
-                                                          name=n)
-            with graph.name_scope("Read"), graph.device(self._handle.device):
-                self._graph_element = read_variable_op(self._handle, self._dtype)
-            if caching_device is not None:
-                with graph.device(caching_device):
-                    self._cached_value = array_ops.identity(self._graph_element)
-            else:
-                self._cached_value = None
-        graph.add_to_collections(collections, self)
+    def _init_from_args(self, graph: ops_lib.Graph, scope: str, initial_value: Any,
+                        validate_shape: bool, caching_device: Any, dtype: Any,
+                        shape: Any) -> None:
+        """Builds the handle, initializer and first read inside the name ``scope``, with
+        TF's node names."""
+        handle_name = ops_lib.name_from_scope_name(scope)
+        cls_attr = attr_value_pb2.AttrValue(list=attr_value_pb2.AttrValue.ListValue(
+            s=[f"loc:@{handle_name}".encode()]))
+        with graph._attr_scope({"_class": cls_attr}):
+            var_shape = self._initial_value_and_shape(graph, initial_value, validate_shape,
+                                                      dtype, shape)
+            self._dtype = self._initial_value.dtype.base_dtype
+            self._shape = var_shape
+            self._handle = var_handle_op(self._dtype, var_shape, shared_name=handle_name,
+                                         name=scope)
+        with graph.name_scope("IsInitialized"):
+            self._is_initialized_op = var_is_initialized_op(self._handle)
+        with graph.name_scope("Assign") as n, graph.colocate_with(None, True), \
+                graph.device(self._handle.device):
+            self._initializer_op = assign_variable_op(self._handle, self._initial_value,
+                                                      name=n)
+        with graph.name_scope("Read"), graph.device(self._handle.device):
+            self._graph_element = read_variable_op(self._handle, self._dtype)
+        if caching_device is not None:
+            with graph.device(caching_device):
+                self._cached_value = array_ops.identity(self._graph_element)
+        else:
+            self._cached_value = None
 
     def _init_from_proto(self, variable_def: Any, import_scope: str | None) -> None:
         graph = ops_lib.get_default_graph()

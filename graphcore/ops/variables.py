@@ -113,50 +113,62 @@ class Variable:
             raise ValueError("The `constraint` argument must be a callable.")
         self._constraint = constraint
         self._trainable = trainable
+        self._caching_device = caching_device
         collections = _collections_for(collections, trainable)
-        init_from_fn = callable(initial_value)
         graph = ops_lib.get_default_graph()
         # As TF's init_scope: a variable made in a while loop or cond (an RNN cell's
         # first call) lives outside it, without the caller's control dependencies.
         with graph.name_scope(name or "Variable") as scope, \
                 graph.control_dependencies(None):
-            true_name = ops_lib.name_from_scope_name(scope)
-            if init_from_fn:
-                cls_attr = attr_value_pb2.AttrValue(list=attr_value_pb2.AttrValue.ListValue(
-                    s=[f"loc:@{true_name}".encode()]))
-                with graph._attr_scope({"_class": cls_attr}):
-                    with graph.name_scope("Initializer"), graph.device(None):
-                        value = initial_value()
-                        self._initial_value = tensor_conversion.convert_to_tensor(
-                            value, name="initial_value", dtype=dtype)
-                    var_shape = (self._initial_value.shape if validate_shape
-                                 else shape_lib.unknown_shape())
-                    if shape is not None:
-                        var_shape = shape_lib.as_shape(shape)
-                    self._variable = state_ops.variable_op_v2(
-                        var_shape, self._initial_value.dtype.base_dtype, name=scope)
-            else:
-                self._initial_value = tensor_conversion.convert_to_tensor(
-                    initial_value, name="initial_value", dtype=dtype)
-                var_shape = (self._initial_value.shape if validate_shape
-                             else shape_lib.unknown_shape())
-                if shape is not None:
-                    var_shape = shape_lib.as_shape(shape)
+            self._init_from_args(graph, scope, initial_value, validate_shape, caching_device,
+                                 dtype, shape)
+        graph.add_to_collections(collections, self)
+
+    def _initial_value_and_shape(self, graph: ops_lib.Graph, initial_value: Any,
+                                 validate_shape: bool, dtype: Any,
+                                 shape: Any) -> shape_lib.TensorShape:
+        """Sets ``_initial_value``, built as ``<name>/Initializer/initial_value`` (on no
+        device, as TF's), and returns the variable's shape."""
+        with graph.name_scope("Initializer"), graph.device(None):
+            value = initial_value() if callable(initial_value) else initial_value
+            self._initial_value = tensor_conversion.convert_to_tensor(
+                value, name="initial_value", dtype=dtype)
+        var_shape = self._initial_value.shape if validate_shape else shape_lib.unknown_shape()
+        return shape_lib.as_shape(shape) if shape is not None else var_shape
+
+    def _init_from_args(self, graph: ops_lib.Graph, scope: str, initial_value: Any,
+                        validate_shape: bool, caching_device: Any, dtype: Any,
+                        shape: Any) -> None:
+        """Builds the ref variable's ops inside its name ``scope``."""
+        true_name = ops_lib.name_from_scope_name(scope)
+        if callable(initial_value):
+            cls_attr = attr_value_pb2.AttrValue(list=attr_value_pb2.AttrValue.ListValue(
+                s=[f"loc:@{true_name}".encode()]))
+            with graph._attr_scope({"_class": cls_attr}):
+                var_shape = self._initial_value_and_shape(graph, initial_value, validate_shape,
+                                                          dtype, shape)
                 self._variable = state_ops.variable_op_v2(
                     var_shape, self._initial_value.dtype.base_dtype, name=scope)
-            if validate_shape and not self._initial_value.shape.is_fully_defined():
-                raise ValueError(f"initial_value must have a shape specified: "
-                                 f"{self._initial_value}")
-            self._initializer_op = state_ops.assign(
-                self._variable, self._initial_value, validate_shape=validate_shape).op
-            if caching_device is not None:
-                with graph.device(caching_device):
-                    self._snapshot = array_ops.identity(self._variable, name="read")
-            else:
-                with graph.colocate_with(self._variable.op):
-                    self._snapshot = array_ops.identity(self._variable, name="read")
-        graph.add_to_collections(collections, self)
-        self._caching_device = caching_device
+        else:
+            self._initial_value = tensor_conversion.convert_to_tensor(
+                initial_value, name="initial_value", dtype=dtype)
+            var_shape = (self._initial_value.shape if validate_shape
+                         else shape_lib.unknown_shape())
+            if shape is not None:
+                var_shape = shape_lib.as_shape(shape)
+            self._variable = state_ops.variable_op_v2(
+                var_shape, self._initial_value.dtype.base_dtype, name=scope)
+        if validate_shape and not self._initial_value.shape.is_fully_defined():
+            raise ValueError(f"initial_value must have a shape specified: "
+                             f"{self._initial_value}")
+        self._initializer_op = state_ops.assign(
+            self._variable, self._initial_value, validate_shape=validate_shape).op
+        if caching_device is not None:
+            with graph.device(caching_device):
+                self._snapshot = array_ops.identity(self._variable, name="read")
+        else:
+            with graph.colocate_with(self._variable.op):
+                self._snapshot = array_ops.identity(self._variable, name="read")
 
     def _init_from_proto(self, variable_def: Any, import_scope: str | None) -> None:
         """A Variable over ops already in the default graph (a MetaGraphDef's)."""
