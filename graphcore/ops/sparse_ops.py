@@ -110,8 +110,10 @@ def _values_shape(op: ops_lib.Operation) -> list:
 
 def _fill_empty_rows_shape(op: ops_lib.Operation) -> list:
     rank = _rank_of(op._inputs[2])
+    dense_shape = tensor_util.constant_value(op._inputs[2])
+    rows = None if dense_shape is None or not len(dense_shape) else int(dense_shape[0])
     return [shape_lib.TensorShape([None, rank]), shape_lib.TensorShape([None]),
-            shape_lib.TensorShape([None]), op._inputs[0].shape.with_rank(2)[:1]]
+            shape_lib.TensorShape([rows]), op._inputs[0].shape.with_rank(2)[:1]]
 
 
 def _fill_empty_rows_grad_shape(op: ops_lib.Operation) -> list:
@@ -404,7 +406,8 @@ def _reduction_axes(sp_input: SparseTensor, axis: Any) -> Any:
     rank = sp_input.shape.ndims
     if rank is not None:
         return array_ops.constant(np.arange(rank, dtype=np.int32))
-    return math_ops.range(0, array_ops.size(sp_input.dense_shape))
+    # TF's rank of a SparseTensor: the Size of its dense shape, named Rank.
+    return math_ops.range(0, array_ops.size(sp_input.dense_shape, name="Rank"))
 
 
 def sparse_reduce_sum(sp_input: Any, axis: Any = None, keepdims: Any = None,
