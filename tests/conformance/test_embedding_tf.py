@@ -157,3 +157,28 @@ def test_sharded_embedding_model_trains_as_tf(strategy, optimizer, use_resource)
         assert changed == looked_up
     else:
         assert changed > 0
+
+
+def _clipped_step(lib):
+    with lib.Graph().as_default():
+        v = _variable(lib, TABLE, "emb", False)
+        w = _variable(lib, HEAD[:3, :1], "w", False)
+        loss = lib.reduce_sum(lib.matmul(lib.gather(v, [1, 3, 1]), w) ** 2)
+        opt = lib.train.GradientDescentOptimizer(0.1)
+        grads_and_vars = opt.compute_gradients(loss)
+        grads, norm = lib.clip_by_global_norm([g for g, _ in grads_and_vars], 0.5)
+        clipped = lib.clip_by_norm(grads_and_vars[0][0], 0.1)
+        train = opt.apply_gradients(zip(grads, [var for _, var in grads_and_vars]))
+        with lib.Session() as sess:
+            sess.run(lib.global_variables_initializer())
+            values = sess.run([norm, lib.convert_to_tensor(clipped)])
+            sess.run(train)
+            return [type(grads[0]).__name__, type(clipped).__name__], \
+                values + sess.run([v, w])
+
+
+def test_clipped_sparse_gradients_match_tf():
+    ours, theirs = _clipped_step(tf), _clipped_step(tf1)
+    assert ours[0] == theirs[0] == ["IndexedSlices", "IndexedSlices"]
+    for a, b in zip(ours[1], theirs[1]):
+        np.testing.assert_allclose(a, b, rtol=1e-5)
