@@ -84,6 +84,7 @@ from graphcore.ops.variables import *
 from graphcore.ops.resource_variable_ops import *
 from graphcore.ops.queue_ops import *
 from graphcore.ops.reader_ops import *
+from graphcore.ops.count_up_to_ops import *
 from graphcore.ops.random_ops import *
 from graphcore.ops.tensor_array_ops import TensorArray
 from graphcore.ops import array_grad, control_flow_grad, math_grad, nn_grad
@@ -104,7 +105,7 @@ from graphcore.framework.gradient_registry import (
 )
 from graphcore import layers, losses, nn, summary, train
 from graphcore import sparse
-from graphcore import data
+from graphcore import data, queue
 from graphcore import bitwise, linalg, math
 from graphcore.ops.math_compat import *
 from graphcore.ops.math_ops import conj

@@ -14,6 +14,12 @@ from graphcore.data.iterator_ops import (
 from graphcore.data.readers import FixedLengthRecordDataset, TextLineDataset, TFRecordDataset
 from graphcore.data.structure import TensorSpec
 
-__all__ = ["Dataset", "FixedLengthRecordDataset", "Iterator", "TFRecordDataset",
+# tf.data's sentinels: let the runtime choose; cardinalities of an endless and an unknown
+# dataset.
+AUTOTUNE = -1
+INFINITE_CARDINALITY = -1
+UNKNOWN_CARDINALITY = -2
+
+__all__ = ["AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY", "Dataset", "FixedLengthRecordDataset", "Iterator", "TFRecordDataset",
            "TensorSpec", "TextLineDataset", "get_output_classes", "get_output_shapes",
            "get_output_types", "make_initializable_iterator", "make_one_shot_iterator"]

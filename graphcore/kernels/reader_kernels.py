@@ -4,6 +4,7 @@ produces its records as (key, value) byte strings, one ``read`` at a time."""
 
 from __future__ import annotations
 
+import glob
 import gzip
 import struct
 import threading
@@ -182,6 +183,21 @@ def _reader_factory(ctx: KernelContext):
 
 for _op in _RECORDS:
     register_kernel(_op)(_reader_factory)
+
+
+@register_kernel("MatchingFiles")
+def _matching_files(ctx: KernelContext):
+    del ctx
+
+    def compute(pattern):
+        found = []
+        for p in np.asarray(pattern, dtype=object).ravel():
+            found.extend(sorted(glob.glob(_as_bytes(p).decode())))
+        out = np.empty(len(found), dtype=object)
+        out[:] = [f.encode() for f in found]
+        return (out,)
+
+    return compute
 
 
 @register_kernel("ReaderReadV2")

@@ -15,7 +15,7 @@ from graphcore.framework import tensor_shape as shape_lib
 from graphcore.framework.op_def_library import apply_op
 
 __all__ = ["FixedLengthRecordReader", "IdentityReader", "ReaderBase", "TFRecordReader",
-           "TextLineReader", "WholeFileReader"]
+           "TextLineReader", "WholeFileReader", "matching_files"]
 
 _SHARED = ("container: string = ''", "shared_name: string = ''")
 
@@ -50,6 +50,16 @@ for _op in ("ReaderNumRecordsProducedV2", "ReaderNumWorkUnitsCompletedV2"):
 
 op_registry.register_op("ReaderResetV2").input("reader_handle: resource").stateful() \
     .shape_fn(common_shapes.no_outputs)
+
+op_registry.register_op("MatchingFiles").input("pattern: string").output("filenames: string") \
+    .shape_fn(lambda op: [shape_lib.TensorShape([None])])
+
+
+def matching_files(pattern: Any, name: str | None = None) -> ops_lib.Tensor:
+    """The files matching the glob ``pattern`` (a string or a vector of them), sorted per
+    pattern."""
+    return apply_op("MatchingFiles", name=name, pattern=pattern).outputs[0]
+
 
 ReaderReadV2 = collections.namedtuple("ReaderReadV2", ["key", "value"])
 ReaderReadUpToV2 = collections.namedtuple("ReaderReadUpToV2", ["keys", "values"])

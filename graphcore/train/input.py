@@ -17,13 +17,24 @@ from graphcore.framework.tensor_conversion import convert_to_tensor
 from graphcore.ops import array_ops, control_flow_ops, math_ops, random_ops, variables
 from graphcore.ops.count_up_to_ops import count_up_to
 from graphcore.ops.queue_ops import FIFOQueue, PaddingFIFOQueue, RandomShuffleQueue
+from graphcore.ops.reader_ops import matching_files
 from graphcore.summary import summary_ops
 from graphcore.train import queue_runner
 
-__all__ = ["batch", "batch_join", "input_producer", "limit_epochs", "maybe_batch",
+__all__ = ["batch", "batch_join", "input_producer", "limit_epochs", "match_filenames_once",
+           "maybe_batch",
            "maybe_batch_join", "maybe_shuffle_batch", "maybe_shuffle_batch_join",
            "range_input_producer", "shuffle_batch", "shuffle_batch_join",
            "slice_input_producer", "string_input_producer"]
+
+
+def match_filenames_once(pattern: Any, name: str | None = None) -> variables.Variable:
+    """A local variable holding the files matching ``pattern``, computed once when it is
+    initialized."""
+    with ops_lib.name_scope(name, "matching_filenames", [pattern]) as name:
+        return variables.Variable(matching_files(pattern), name=name, trainable=False,
+                                  validate_shape=False,
+                                  collections=[ops_lib.GraphKeys.LOCAL_VARIABLES])
 
 
 def limit_epochs(tensor: Any, num_epochs: int | None = None,

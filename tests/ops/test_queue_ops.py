@@ -164,3 +164,24 @@ def test_reader_counters_and_reset(tmp_path):
             after = sess.run(reader.num_records_produced())
     assert values == [b"a", b"b", b"c", b"a"]
     assert counts == [4, 1] and after == 0
+
+
+def test_match_filenames_once_feeds_a_producer(tmp_path):
+    for name in ("b.txt", "a.txt", "c.csv"):
+        (tmp_path / name).write_text(name)
+    with tf.Graph().as_default():
+        names = tf.train.match_filenames_once(str(tmp_path / "*.txt"))
+        # graphcore gives a validate_shape=False variable an unknown rank (TF: [None]).
+        q = tf.train.string_input_producer(tf.reshape(names, [-1]), num_epochs=1,
+                                           shuffle=False)
+        key, value = tf.WholeFileReader().read(q)
+        with tf.Session() as sess:
+            sess.run(tf.local_variables_initializer())
+            threads = tf.train.start_queue_runners(sess)
+            got = [sess.run(value) for _ in range(2)]
+            with pytest.raises(tf.errors.OutOfRangeError):
+                sess.run(value)
+            for t in threads:
+                t.join(5)
+    assert names.name == "matching_filenames:0"
+    assert got == [b"a.txt", b"b.txt"]
