@@ -101,3 +101,31 @@ def test_map_function_is_in_the_library_and_structures_flow():
         out = _all(ds)
     assert [a.tolist() for a, _ in out] == [[0, 2]]
     assert out[0][1].dtype == np.float32
+
+
+def test_training_loop_over_epochs_ends_with_out_of_range():
+    """A TF1 loop: a shuffled, batched dataset for 3 epochs trains a linear model until
+    get_next raises OutOfRangeError."""
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(32, 2)).astype(np.float32)
+    y = x @ np.array([[2.0], [-1.0]], np.float32)
+    with tf.Graph().as_default():
+        ds = D.from_tensor_slices((x, y)).shuffle(32, seed=1).batch(8).repeat(3)
+        bx, by = tf.data.make_one_shot_iterator(ds).get_next()
+        w = tf.Variable(tf.zeros([2, 1]))
+        loss = tf.reduce_mean(tf.square(tf.matmul(bx, w) - by))
+        train = tf.train.GradientDescentOptimizer(0.1).minimize(loss)
+        steps = 0
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            first = None
+            while True:
+                try:
+                    value, _ = sess.run([loss, train])
+                except tf.errors.OutOfRangeError:
+                    break
+                first = value if first is None else first
+                steps += 1
+            final = sess.run(tf.reduce_mean(tf.square(tf.matmul(x, w) - y)))
+    assert steps == 12
+    assert final < first / 10
