@@ -21,7 +21,7 @@ from graphcore.framework import ops as ops_lib
 from graphcore.framework import tensor_shape as shape_lib
 from graphcore.framework.op_def_library import apply_op
 from graphcore.framework.tensor_conversion import convert_to_tensor
-from graphcore.ops import random_ops, script_ops
+from graphcore.ops import math_ops, random_ops, script_ops
 
 __all__ = ["Dataset", "TensorSpec"]
 
@@ -366,9 +366,9 @@ class Dataset(HasStructure):
                 ) -> Dataset:
         """Elements in a random order drawn from a buffer of ``buffer_size``."""
         del name
-        seed1, seed2 = random_ops.get_seed(seed)
-        return self._op("ShuffleDataset", buffer_size=_int64(buffer_size, "buffer_size"),
-                        seed=_int64(seed1 or 0, "seed"), seed2=_int64(seed2 or 0, "seed2"),
+        size = _int64(buffer_size, "buffer_size")
+        seed1, seed2 = _seed_tensors(seed)
+        return self._op("ShuffleDataset", buffer_size=size, seed=seed1, seed2=seed2,
                         reshuffle_each_iteration=True if reshuffle_each_iteration is None
                         else bool(reshuffle_each_iteration))
 
@@ -423,6 +423,21 @@ class Dataset(HasStructure):
     def make_initializable_iterator(self, shared_name: str | None = None) -> Any:
         return iterator_ops.make_initializable_iterator(self, shared_name)
 
+
+
+def _seed_tensors(seed: int | None) -> tuple[ops_lib.Tensor, ops_lib.Tensor]:
+    """tf.data's seeds as tensors: (0, 0) without graph or op seed; else a ``seed2`` that
+    becomes 2**31 - 1 when both are 0 (TF's data random_seed.get_seed)."""
+    seed1, seed2 = random_ops.get_seed(seed)
+    seed_t = _int64(0 if seed1 is None else seed1, "seed")
+    if seed2 is None:
+        return seed_t, _int64(0, "seed2")
+    with ops_lib.name_scope("seed2") as scope:
+        seed2_t = convert_to_tensor(seed2, dtype=dtypes_lib.int64)
+        both_zero = math_ops.logical_and(math_ops.equal(seed_t, 0),
+                                         math_ops.equal(seed2_t, 0))
+        return seed_t, math_ops.where_v2(both_zero, convert_to_tensor(
+            2**31 - 1, dtype=dtypes_lib.int64), seed2_t, name=scope)
 
 
 def _tuple_lists(value: Any, structure: Any) -> Any:

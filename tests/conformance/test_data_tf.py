@@ -174,6 +174,7 @@ def _graph_nodes(lib):
     with g.as_default():
         ds = lib.data.Dataset.from_tensor_slices((np.arange(4), np.arange(4.0)))
         ds = ds.map(lambda a, b: a + 1).filter(lambda a: a > 1).repeat(2).batch(2)
+        ds = ds.shuffle(3, seed=4).shuffle(2)
         ds = ds.prefetch(1).take(3).skip(1).cache().concatenate(lib.data.Dataset.range(2)
                                                                 .batch(2))
         ds = lib.data.Dataset.zip((ds, lib.data.Dataset.from_tensors(1)))
