@@ -99,6 +99,12 @@ def _batch(lib, tmp):
     return [], lib.train.batch([q.dequeue()], batch_size=3, allow_smaller_final_batch=True)
 
 
+def _maybe_batch(lib, tmp):
+    i = lib.train.range_input_producer(6, num_epochs=1, shuffle=False).dequeue()
+    return [], lib.train.maybe_batch({"i": i}, lib.equal(i % 2, 0), 2,
+                                     allow_smaller_final_batch=True)
+
+
 def _batch_dynamic_pad(lib, tmp):
     q = lib.train.range_input_producer(4, num_epochs=1, shuffle=False)
     i = q.dequeue()
@@ -159,7 +165,7 @@ SEQUENCE_CASES = {
     "fifo": _fifo, "fifo_many": _fifo_many, "fifo_up_to": _fifo_up_to,
     "padding": _padding, "priority": _priority, "named": _named,
     "range_producer": _range_producer, "slice_producer": _slice_producer,
-    "batch": _batch, "batch_dynamic_pad": _batch_dynamic_pad,
+    "batch": _batch, "batch_dynamic_pad": _batch_dynamic_pad, "maybe_batch": _maybe_batch,
     "text_lines": _text_lines, "tf_records": _tf_records,
     "tf_records_gzip": _tf_records_gzip, "fixed_length": _fixed_length,
     "whole_file": _whole_file,
