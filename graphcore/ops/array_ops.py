@@ -273,7 +273,11 @@ def gather(params: Any, indices: Any, validate_indices: Any = None, name: str | 
     del validate_indices
     if axis is None:
         axis = batch_dims
-    if hasattr(params, "_as_graph_element") and hasattr(params, "value"):
+    axis_value = tensor_util.constant_value(axis) if isinstance(axis, ops_lib.Tensor) else axis
+    if hasattr(params, "sparse_read") and axis_value == 0 and batch_dims == 0:
+        return params.sparse_read(indices, name=name)  # a resource variable: ResourceGather
+    if hasattr(params, "_as_graph_element") and hasattr(params, "value") and \
+            not hasattr(params, "handle"):  # a resource variable is read inside the op's scope
         params = params.value()
     return apply_op("GatherV2", name=name, params=params, indices=indices, axis=axis,
                     batch_dims=batch_dims).outputs[0]
