@@ -21,10 +21,12 @@ class TensorSpec:
         self.dtype = dtypes_lib.as_dtype(dtype)
         self.name = name
 
+    def _key(self) -> tuple:
+        dims = None if self.shape.dims is None else tuple(self.shape.as_list())
+        return self.dtype, dims
+
     def __eq__(self, other: Any) -> bool:
-        return isinstance(other, TensorSpec) and self.dtype == other.dtype and \
-            self.shape.as_list() == other.shape.as_list() if self.shape.dims is not None \
-            else isinstance(other, TensorSpec) and self.dtype == other.dtype
+        return isinstance(other, TensorSpec) and self._key() == other._key()
 
     def __hash__(self) -> int:
         return hash(self.dtype)
