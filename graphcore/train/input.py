@@ -14,7 +14,14 @@ from graphcore.framework import ops as ops_lib
 from graphcore.framework import tensor_shape as shape_lib
 from graphcore.framework import tensor_util
 from graphcore.framework.tensor_conversion import convert_to_tensor
-from graphcore.ops import array_ops, control_flow_ops, math_ops, random_ops, variables
+from graphcore.ops import (
+    array_ops,
+    control_flow_ops,
+    math_ops,
+    random_ops,
+    scatter_ops,
+    variables,
+)
 from graphcore.ops.count_up_to_ops import count_up_to
 from graphcore.ops.queue_ops import FIFOQueue, PaddingFIFOQueue, RandomShuffleQueue
 from graphcore.ops.reader_ops import matching_files
@@ -173,9 +180,6 @@ def _validate_keep_input(keep_input: Any, enqueue_many: bool) -> ops_lib.Tensor:
         raise ValueError("`keep_input` cannot be a vector when `enqueue_many=False`.")
     if keep_input.shape.ndims > 1:
         raise ValueError("`keep_input` must be 0 or 1 dimensions.")
-    if keep_input.shape.ndims == 1:
-        raise NotImplementedError("A vector `keep_input` needs DynamicPartition, which "
-                                  "graphcore does not have yet.")
     return keep_input
 
 
@@ -212,8 +216,16 @@ def _shapes(tensor_list_list: list, shapes: Any, enqueue_many: bool) -> list:
     return shapes
 
 
+def _select_which_to_enqueue(tensor_list: list, keep_input: Any) -> list:
+    """The rows of each tensor whose ``keep_input`` entry is true."""
+    select = math_ops.cast(keep_input, dtypes_lib.int32)
+    return [scatter_ops.dynamic_partition(x, select, num_partitions=2)[1] for x in tensor_list]
+
+
 def _enqueue_op(queue: Any, tensor_list: list, enqueue_many: bool, keep_input: Any) -> Any:
     enqueue_fn = queue.enqueue_many if enqueue_many else queue.enqueue
+    if keep_input.shape.ndims == 1:
+        return enqueue_fn(_select_which_to_enqueue(tensor_list, keep_input))
     static = tensor_util.constant_value(keep_input)
     if static is not None:  # TF's smart_cond: a constant predicate picks its branch
         return enqueue_fn(tensor_list) if bool(static) else control_flow_ops.no_op()

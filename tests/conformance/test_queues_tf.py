@@ -105,6 +105,12 @@ def _maybe_batch(lib, tmp):
                                      allow_smaller_final_batch=True)
 
 
+def _maybe_batch_vector(lib, tmp):
+    rows = lib.constant(np.arange(6))
+    return [], lib.train.maybe_batch([rows], lib.equal(rows % 3, 0), 2, enqueue_many=True,
+                                     allow_smaller_final_batch=True)
+
+
 def _batch_dynamic_pad(lib, tmp):
     q = lib.train.range_input_producer(4, num_epochs=1, shuffle=False)
     i = q.dequeue()
@@ -166,6 +172,7 @@ SEQUENCE_CASES = {
     "padding": _padding, "priority": _priority, "named": _named,
     "range_producer": _range_producer, "slice_producer": _slice_producer,
     "batch": _batch, "batch_dynamic_pad": _batch_dynamic_pad, "maybe_batch": _maybe_batch,
+    "maybe_batch_vector": _maybe_batch_vector,
     "text_lines": _text_lines, "tf_records": _tf_records,
     "tf_records_gzip": _tf_records_gzip, "fixed_length": _fixed_length,
     "whole_file": _whole_file,
