@@ -4,7 +4,9 @@ the end, output types/shapes, node names and op types of the dataset ops, the Fu
 a map traces, TFRecord files written by TF, and iterators by structure and string handle.
 Skipped without TensorFlow."""
 
+import importlib.util
 import os
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -14,6 +16,11 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 import graphcore as tf  # noqa: E402
 
 tf_ref = pytest.importorskip("tensorflow")
+_spec = importlib.util.spec_from_file_location(
+    "pipeline_values", Path(__file__).resolve().parent / "pipeline_values.py")
+_values = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_values)
+_plain = _values.plain
 tf1 = tf_ref.compat.v1
 tf1.disable_eager_execution()
 tf_ref.autograph.set_verbosity(0)
@@ -103,14 +110,6 @@ SHUFFLED = {
     "shuffle_repeat": lambda t, p: t.data.Dataset.range(5).shuffle(
         5, reshuffle_each_iteration=False).repeat(2),
 }
-
-
-def _plain(value):
-    if isinstance(value, dict):
-        return {k: _plain(v) for k, v in sorted(value.items())}
-    if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
-    return np.asarray(value).tolist()
 
 
 def _drain(lib, build, tmp, one_shot=True):

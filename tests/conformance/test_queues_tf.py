@@ -4,8 +4,10 @@ OutOfRangeError at the end, node names / op types / attrs of the queue ops, TFRe
 written by TF read by our readers, and a Coordinator-driven training loop that ends
 cleanly. Skipped without TensorFlow."""
 
+import importlib.util
 import os
 import threading
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -15,6 +17,11 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 import graphcore as tf  # noqa: E402
 
 tf_ref = pytest.importorskip("tensorflow")
+_spec = importlib.util.spec_from_file_location(
+    "pipeline_values", Path(__file__).resolve().parent / "pipeline_values.py")
+_values = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_values)
+_plain = _values.plain
 tf1 = tf_ref.compat.v1
 tf1.disable_eager_execution()
 
@@ -199,15 +206,6 @@ def files(tmp_path_factory):
         for i in range(5):
             w.write(b"z" * i)
     return tmp
-
-
-def _plain(value):
-    """Nested numpy/tuple/dict values as lists of Python values (keys as strings)."""
-    if isinstance(value, dict):
-        return {k: _plain(v) for k, v in sorted(value.items())}
-    if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
-    return np.asarray(value).tolist()
 
 
 def _flat(values):
