@@ -1,31 +1,71 @@
-"""tf.layers (TF1's functional layers): dense, flatten, dropout.
-
-Variables are made by ``tf.get_variable`` inside ``variable_scope(name,
-default_name=<layer>)``, so a layer's variables are ``dense/kernel`` and
-``dense/bias`` (``dense_1/...`` for the next one) and its ops live under the same
-name scope, as in TF1.
-"""
+"""tf.layers core layers: Dense, Dropout, Flatten and their functions (TF1's
+``tf.compat.v1.layers``). Dense's variables are ``<scope>/kernel`` and ``<scope>/bias``."""
 
 from __future__ import annotations
 
+import numbers
 from typing import Any
 
 from graphcore.framework import ops as ops_lib
 from graphcore.framework import tensor_shape as shape_lib
-from graphcore.framework.tensor_conversion import convert_to_tensor
-from graphcore.ops import array_ops, init_ops, math_ops, nn_ops
-from graphcore.ops import variable_scope as vs
+from graphcore.layers.base import (
+    InputSpec,
+    Layer,
+    add_kernel_and_bias,
+    normalize_data_format,
+    set_kernel_bias_args,
+    smart_cond,
+)
+from graphcore.ops import array_ops, linalg_ops, math_ops, nn_ops
 
-__all__ = ["dense", "flatten", "dropout"]
+__all__ = ["Dense", "Dropout", "Flatten", "dense", "dropout", "flatten"]
 
 
-def _add_regularizer(var: Any, regularizer: Any) -> None:
-    if regularizer is None:
-        return
-    with ops_lib.name_scope(None):
-        loss = regularizer(var)
-    if loss is not None:
-        ops_lib.add_to_collection(ops_lib.GraphKeys.REGULARIZATION_LOSSES, loss)
+class Dense(Layer):
+    """``activation(inputs @ kernel + bias)``."""
+
+    def __init__(self, units: int, activation: Any = None, use_bias: bool = True,
+                 kernel_initializer: Any = None, bias_initializer: Any = None,
+                 kernel_regularizer: Any = None, bias_regularizer: Any = None,
+                 activity_regularizer: Any = None, kernel_constraint: Any = None,
+                 bias_constraint: Any = None, trainable: bool = True, name: str | None = None,
+                 **kwargs: Any) -> None:
+        super().__init__(trainable=trainable, name=name,
+                         activity_regularizer=activity_regularizer, **kwargs)
+        self.units = int(units)
+        if self.units < 0:
+            raise ValueError("Received an invalid value for `units`, expected a positive "
+                             f"integer. Received: units={units}")
+        set_kernel_bias_args(self, activation, use_bias, kernel_initializer, bias_initializer,
+                             kernel_regularizer, bias_regularizer, kernel_constraint,
+                             bias_constraint)
+        self.input_spec = InputSpec(min_ndim=2)
+
+    def build(self, input_shape: Any) -> None:
+        input_shape = shape_lib.TensorShape(input_shape)
+        last_dim = shape_lib.dimension_value(input_shape[-1])
+        if last_dim is None:
+            raise ValueError("The last dimension of the inputs to a Dense layer should be "
+                             f"defined. Found None. Full input shape received: {input_shape}")
+        self.input_spec = InputSpec(min_ndim=2, axes={-1: last_dim})
+        add_kernel_and_bias(self, [last_dim, self.units], [self.units])
+        self.built = True
+
+    def call(self, inputs: Any) -> Any:
+        rank = inputs.shape.ndims
+        if rank == 2 or rank is None:
+            outputs = math_ops.matmul(inputs, self.kernel)
+        else:
+            outputs = linalg_ops.tensordot(inputs, self.kernel, [[rank - 1], [0]])
+            outputs.set_shape(inputs.shape.as_list()[:-1] + [self.units])
+        if self.use_bias:
+            outputs = nn_ops.bias_add(outputs, self.bias)
+        if self.activation is not None:
+            outputs = self.activation(outputs)
+        return outputs
+
+    def compute_output_shape(self, input_shape: Any) -> shape_lib.TensorShape:
+        return shape_lib.TensorShape(input_shape)[:-1].concatenate([self.units])
 
 
 def dense(inputs: Any, units: int, activation: Any = None, use_bias: bool = True,
@@ -34,86 +74,88 @@ def dense(inputs: Any, units: int, activation: Any = None, use_bias: bool = True
           activity_regularizer: Any = None, kernel_constraint: Any = None,
           bias_constraint: Any = None, trainable: bool = True, name: str | None = None,
           reuse: Any = None) -> ops_lib.Tensor:
-    """``activation(inputs @ kernel + bias)`` with ``kernel`` [in, units] (glorot uniform)
-    and ``bias`` [units] (zeros) made by ``get_variable``."""
-    del kernel_constraint, bias_constraint
-    if bias_initializer is None:
-        bias_initializer = init_ops.zeros_initializer()
-    inputs = convert_to_tensor(inputs)
-    shape = inputs.get_shape()
-    if shape.ndims is not None and shape.ndims < 2:
-        raise ValueError(f"Input 0 of layer {name or 'dense'} is incompatible with the layer: "
-                         f": expected min_ndim=2, found ndim={shape.ndims}. Full shape "
-                         f"received: {shape.as_list()}")
-    last = shape_lib.dimension_value(shape[-1]) if shape.ndims is not None else None
-    if last is None:
-        raise ValueError("The last dimension of the inputs to `Dense` should be defined. "
-                         "Found `None`.")
-    dtype = inputs.dtype.base_dtype
-    with vs.variable_scope(name, default_name="dense", values=[inputs], reuse=reuse):
-        kernel = vs.get_variable(
-            "kernel", shape=[last, units], dtype=dtype,
-            initializer=kernel_initializer if kernel_initializer is not None
-            else init_ops.glorot_uniform_initializer(), trainable=trainable)
-        _add_regularizer(kernel, kernel_regularizer)
-        bias = None
-        if use_bias:
-            bias = vs.get_variable("bias", shape=[units], dtype=dtype,
-                                   initializer=bias_initializer, trainable=trainable)
-            _add_regularizer(bias, bias_regularizer)
-        if shape.ndims == 2:
-            outputs = math_ops.matmul(inputs, kernel)
-        else:
-            flat = array_ops.reshape(inputs, [-1, last])
-            outputs = math_ops.matmul(flat, kernel)
-            out_shape = array_ops.concat([array_ops.shape(inputs)[:-1], [units]], 0)
-            outputs = array_ops.reshape(outputs, out_shape)
-            if shape.ndims is not None:
-                outputs.set_shape(shape[:-1].concatenate([units]))
-        if bias is not None:
-            outputs = nn_ops.bias_add(outputs, bias)
-        if activation is not None:
-            outputs = activation(outputs)
-        if activity_regularizer is not None:
-            _add_regularizer(outputs, activity_regularizer)
-        return outputs
+    """Functional interface of ``Dense``."""
+    layer = Dense(units, activation=activation, use_bias=use_bias,
+                  kernel_initializer=kernel_initializer, bias_initializer=bias_initializer,
+                  kernel_regularizer=kernel_regularizer, bias_regularizer=bias_regularizer,
+                  activity_regularizer=activity_regularizer,
+                  kernel_constraint=kernel_constraint, bias_constraint=bias_constraint,
+                  trainable=trainable, name=name, _scope=name, _reuse=reuse)
+    return layer.apply(inputs)
 
 
-def flatten(inputs: Any, name: str | None = None,
-            data_format: str = "channels_last") -> ops_lib.Tensor:
-    """Flattens every dimension but the first: [N, ...] -> [N, prod(...)]."""
-    inputs = convert_to_tensor(inputs)
-    with ops_lib.name_scope(name, "flatten", [inputs]):
-        if data_format == "channels_first" and inputs.shape.ndims and inputs.shape.ndims > 2:
-            perm = [0] + list(range(2, inputs.shape.ndims)) + [1]
-            inputs = array_ops.transpose(inputs, perm)
-        shape = inputs.get_shape()
-        batch = shape_lib.dimension_value(shape[0]) if shape.ndims else None
-        if shape.ndims == 1:
-            return array_ops.expand_dims(inputs, 1)
-        if batch is None:
-            batch = array_ops.shape(inputs)[0]
-            target = array_ops.stack([batch, -1])
-        else:
-            target = (batch, -1)
-        outputs = array_ops.reshape(inputs, target)
-        if shape.ndims is not None:
-            rest = shape[1:].num_elements()
-            outputs.set_shape([shape_lib.dimension_value(shape[0]), rest])
-        return outputs
+class Dropout(Layer):
+    """Zeroes a fraction ``rate`` of the inputs while ``training``, scaling the rest."""
+
+    def __init__(self, rate: float = 0.5, noise_shape: Any = None, seed: int | None = None,
+                 name: str | None = None, **kwargs: Any) -> None:
+        super().__init__(name=name, **kwargs)
+        if isinstance(rate, (int, float)) and not 0 <= rate <= 1:
+            raise ValueError(f"Invalid value {rate} received for `rate`, expected a value "
+                             "between 0 and 1.")
+        self.rate = rate
+        self.noise_shape = noise_shape
+        self.seed = seed
+
+    def _get_noise_shape(self, inputs: Any) -> Any:
+        if self.noise_shape is None:
+            return None
+        concrete = array_ops.shape(inputs)
+        return [concrete[i] if value is None else value
+                for i, value in enumerate(self.noise_shape)]
+
+    def call(self, inputs: Any, training: Any = False) -> Any:
+        if isinstance(self.rate, numbers.Real) and self.rate == 0:
+            return array_ops.identity(inputs)
+        return smart_cond(
+            training,
+            lambda: nn_ops.dropout(inputs, noise_shape=self._get_noise_shape(inputs),
+                                   seed=self.seed, rate=self.rate),
+            lambda: array_ops.identity(inputs))
+
+    def compute_output_shape(self, input_shape: Any) -> shape_lib.TensorShape:
+        return shape_lib.TensorShape(input_shape)
 
 
 def dropout(inputs: Any, rate: float = 0.5, noise_shape: Any = None, seed: int | None = None,
             training: Any = False, name: str | None = None) -> ops_lib.Tensor:
-    """``tf.nn.dropout(inputs, rate=rate)`` when ``training``, else ``inputs`` unchanged."""
-    with ops_lib.name_scope(name, "dropout", [inputs]):
-        if isinstance(training, bool):
-            if training:
-                return nn_ops.dropout(inputs, noise_shape=noise_shape, seed=seed, rate=rate)
-            return array_ops.identity(inputs)
-        from graphcore.ops import control_flow_ops
+    """Functional interface of ``Dropout``."""
+    layer = Dropout(rate, noise_shape=noise_shape, seed=seed, name=name)
+    return layer.apply(inputs, training=training)
 
-        return control_flow_ops.cond(
-            training,
-            lambda: nn_ops.dropout(inputs, noise_shape=noise_shape, seed=seed, rate=rate),
-            lambda: array_ops.identity(inputs))
+
+class Flatten(Layer):
+    """Flattens every dimension but the batch one: [N, ...] -> [N, prod(...)]."""
+
+    def __init__(self, data_format: str | None = None, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.data_format = normalize_data_format(data_format)
+        self.input_spec = InputSpec(min_ndim=1)
+
+    def call(self, inputs: Any) -> Any:
+        rank = inputs.shape.ndims
+        if self.data_format == "channels_first" and rank is not None and rank > 1:
+            inputs = array_ops.transpose(inputs, [0] + list(range(2, rank)) + [1])
+        if rank == 1:
+            return array_ops.expand_dims(inputs, axis=1)
+        batch_dim = shape_lib.dimension_value(inputs.shape[0])
+        non_batch = inputs.shape[1:]
+        if non_batch.is_fully_defined():
+            flattened_shape = array_ops.constant([-1, non_batch.num_elements()])
+        elif batch_dim is not None:
+            flattened_shape = array_ops.constant([int(batch_dim), -1])
+        else:
+            flattened_shape = [array_ops.shape(inputs)[0], -1]
+        return array_ops.reshape(inputs, flattened_shape)
+
+    def compute_output_shape(self, input_shape: Any) -> shape_lib.TensorShape:
+        input_shape = shape_lib.TensorShape(input_shape)
+        rest = input_shape[1:].num_elements() if input_shape[1:].is_fully_defined() else None
+        return shape_lib.TensorShape([input_shape[0], rest])
+
+
+def flatten(inputs: Any, name: str | None = None,
+            data_format: str = "channels_last") -> ops_lib.Tensor:
+    """Functional interface of ``Flatten``."""
+    return Flatten(name=name, data_format=data_format).apply(inputs)
+

@@ -1,0 +1,150 @@
+"""tf.layers pooling layers (TF1's ``tf.compat.v1.layers``): Max/AveragePooling1D/2D and
+their functions. The 1-D layers pool a [N, W, 1, C] view with the 2-D ops, as Keras does.
+
+Not here yet: Max/AveragePooling3D, whose tf.nn ops (max_pool3d, avg_pool3d) graphcore
+does not have.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from graphcore.framework import ops as ops_lib
+from graphcore.framework import tensor_shape as shape_lib
+from graphcore.layers.base import (
+    InputSpec,
+    Layer,
+    conv_output_length,
+    normalize_data_format,
+    normalize_tuple,
+)
+from graphcore.ops import array_ops, nn_ops
+
+__all__ = [
+    "AveragePooling1D", "AveragePooling2D", "MaxPooling1D", "MaxPooling2D", "AvgPool1D",
+    "AvgPool2D", "MaxPool1D", "MaxPool2D", "average_pooling1d", "average_pooling2d",
+    "max_pooling1d", "max_pooling2d",
+]
+
+
+class _Pooling(Layer):
+    """Pooling over ``rank`` spatial dimensions with ``pool_function`` (a tf.nn pool)."""
+
+    rank = 2
+
+    def __init__(self, pool_function: Any, pool_size: Any, strides: Any,
+                 padding: str = "valid", data_format: str = "channels_last",
+                 name: str | None = None, **kwargs: Any) -> None:
+        super().__init__(name=name, **kwargs)
+        if data_format is None:
+            data_format = "channels_last"
+        if strides is None:
+            strides = pool_size
+        self.pool_function = pool_function
+        self.pool_size = normalize_tuple(pool_size, self.rank, "pool_size")
+        self.strides = normalize_tuple(strides, self.rank, "strides")
+        self.padding = padding.lower()
+        if self.padding not in ("valid", "same"):
+            raise ValueError('The `padding` argument must be a list/tuple or one of "valid", '
+                             f'"same". Received: {padding}')
+        self.data_format = normalize_data_format(data_format)
+        self.input_spec = InputSpec(ndim=self.rank + 2)
+
+    def compute_output_shape(self, input_shape: Any) -> shape_lib.TensorShape:
+        dims = shape_lib.TensorShape(input_shape).as_list()
+        first = 2 if self.data_format == "channels_first" else 1
+        for i in range(self.rank):
+            dims[first + i] = conv_output_length(dims[first + i], self.pool_size[i],
+                                                 self.padding, self.strides[i])
+        return shape_lib.TensorShape(dims)
+
+
+class _Pooling2D(_Pooling):
+    rank = 2
+
+    def call(self, inputs: Any) -> Any:
+        if self.data_format == "channels_last":
+            pool_shape = (1,) + self.pool_size + (1,)
+            strides = (1,) + self.strides + (1,)
+            data_format = "NHWC"
+        else:
+            pool_shape = (1, 1) + self.pool_size
+            strides = (1, 1) + self.strides
+            data_format = "NCHW"
+        return self.pool_function(inputs, ksize=pool_shape, strides=strides,
+                                  padding=self.padding.upper(), data_format=data_format)
+
+
+class _Pooling1D(_Pooling):
+    rank = 1
+
+    def call(self, inputs: Any) -> Any:
+        pad_axis = 2 if self.data_format == "channels_last" else 3
+        inputs = array_ops.expand_dims(inputs, pad_axis)
+        if self.data_format == "channels_first":
+            # Keras's pool2d runs NHWC on CPU: NCW1 -> NW1C and back.
+            inputs = array_ops.transpose(inputs, (0, 2, 3, 1))
+        outputs = self.pool_function(inputs, ksize=(1,) + self.pool_size + (1, 1),
+                                     strides=(1,) + self.strides + (1, 1),
+                                     padding=self.padding.upper(), data_format="NHWC")
+        if self.data_format == "channels_first":
+            outputs = array_ops.transpose(outputs, (0, 3, 1, 2))
+        return array_ops.squeeze(outputs, [pad_axis])
+
+
+def _pooling_class(base: type, class_name: str, pool_function: Any, doc: str) -> type:
+    def __init__(self: Any, pool_size: Any, strides: Any, padding: str = "valid",
+                 data_format: str = "channels_last", name: str | None = None,
+                 **kwargs: Any) -> None:
+        base.__init__(self, pool_function, pool_size, strides, padding=padding,
+                      data_format=data_format, name=name, **kwargs)
+
+    return type(class_name, (base,), {"__init__": __init__, "__doc__": doc,
+                                      "__module__": __name__})
+
+
+MaxPooling1D = _pooling_class(_Pooling1D, "MaxPooling1D", nn_ops.max_pool,
+                              "Max pooling over 1-D inputs [N, W, C].")
+AveragePooling1D = _pooling_class(_Pooling1D, "AveragePooling1D", nn_ops.avg_pool,
+                                  "Average pooling over 1-D inputs [N, W, C].")
+MaxPooling2D = _pooling_class(_Pooling2D, "MaxPooling2D", nn_ops.max_pool,
+                              "Max pooling over 2-D inputs [N, H, W, C].")
+AveragePooling2D = _pooling_class(_Pooling2D, "AveragePooling2D", nn_ops.avg_pool,
+                                  "Average pooling over 2-D inputs [N, H, W, C].")
+MaxPool1D, AvgPool1D, MaxPool2D, AvgPool2D = (MaxPooling1D, AveragePooling1D, MaxPooling2D,
+                                              AveragePooling2D)
+
+
+def _apply(layer_class: type, inputs: Any, pool_size: Any, strides: Any, padding: str,
+           data_format: str, name: str | None) -> ops_lib.Tensor:
+    layer = layer_class(pool_size=pool_size, strides=strides, padding=padding,
+                        data_format=data_format, name=name)
+    return layer.apply(inputs)
+
+
+def max_pooling1d(inputs: Any, pool_size: Any, strides: Any, padding: str = "valid",
+                  data_format: str = "channels_last",
+                  name: str | None = None) -> ops_lib.Tensor:
+    """Functional interface of ``MaxPooling1D``."""
+    return _apply(MaxPooling1D, inputs, pool_size, strides, padding, data_format, name)
+
+
+def average_pooling1d(inputs: Any, pool_size: Any, strides: Any, padding: str = "valid",
+                      data_format: str = "channels_last",
+                      name: str | None = None) -> ops_lib.Tensor:
+    """Functional interface of ``AveragePooling1D``."""
+    return _apply(AveragePooling1D, inputs, pool_size, strides, padding, data_format, name)
+
+
+def max_pooling2d(inputs: Any, pool_size: Any, strides: Any, padding: str = "valid",
+                  data_format: str = "channels_last",
+                  name: str | None = None) -> ops_lib.Tensor:
+    """Functional interface of ``MaxPooling2D``."""
+    return _apply(MaxPooling2D, inputs, pool_size, strides, padding, data_format, name)
+
+
+def average_pooling2d(inputs: Any, pool_size: Any, strides: Any, padding: str = "valid",
+                      data_format: str = "channels_last",
+                      name: str | None = None) -> ops_lib.Tensor:
+    """Functional interface of ``AveragePooling2D``."""
+    return _apply(AveragePooling2D, inputs, pool_size, strides, padding, data_format, name)

@@ -1,0 +1,221 @@
+"""Reference tier: tf.layers against TF1's legacy layers (tf_keras' ``tf.compat.v1.layers``).
+
+Each case builds the same layers in TF and graphcore, copies TF's initial variable values
+into graphcore by name, then compares outputs, gradients (input and variables), variable
+names and collections (trainable, global, UPDATE_OPS, REGULARIZATION_LOSSES), the GraphDef
+node names of the layer ops, and the variables after the update ops ran.
+"""
+
+import os
+
+import numpy as np
+import pytest
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+
+import graphcore as tf  # noqa: E402
+
+tf_ref = pytest.importorskip("tensorflow")
+tf1 = tf_ref.compat.v1
+# Keras 3 hides tf.compat.v1.layers unless TF_USE_LEGACY_KERAS was set before import.
+tf_layers = pytest.importorskip("tf_keras.api._v1.keras.__internal__.legacy.layers")
+
+RNG = np.random.default_rng(5)
+pytestmark = pytest.mark.filterwarnings("ignore:`tf.layers:UserWarning")
+
+
+def _reg(lib):
+    return lambda w: lib.reduce_sum(lib.square(w)) * 0.01
+
+
+def _twice(lib, L, x):
+    layer = L.Dense(3, activation=lib.nn.tanh)
+    return layer(layer(x[:, :3]) + x[:, 3:6])
+
+
+def _reused(lib, L, x):
+    a = L.dense(x, 4, name="shared")
+    return L.dense(x, 4, name="shared", reuse=True) + a
+
+
+def _scoped(lib, L, x):
+    with lib.variable_scope("tower"):
+        return L.conv2d(x, 2, 3, name="c") + L.conv2d(x, 2, 3)
+
+
+def _bn_tensor_training(lib, L, x):
+    training = lib.placeholder_with_default(True, [], name="training")
+    return L.batch_normalization(x, training=training, momentum=0.9)
+
+
+# (id, input shape, build(lib, layers, x) -> output)
+CASES = [
+    ("dense", (4, 6), lambda lib, L, x: L.dense(x, 5, activation=lib.nn.relu)),
+    ("dense_3d", (2, 3, 6), lambda lib, L, x: L.dense(x, 4, use_bias=False)),
+    ("dense_reg", (4, 6), lambda lib, L, x: L.dense(
+        x, 3, kernel_regularizer=_reg(lib), bias_regularizer=_reg(lib), name="reg")),
+    ("dense_twice", (4, 6), _twice),
+    ("dense_reuse", (4, 6), _reused),
+    ("conv2d_same", (2, 7, 6, 3), lambda lib, L, x: L.conv2d(
+        x, 4, 3, padding="same", activation=lib.nn.relu)),
+    ("conv2d_strided", (2, 9, 8, 3), lambda lib, L, x: L.Conv2D(
+        5, (3, 2), strides=(2, 1), use_bias=False)(x)),
+    ("conv2d_dilated", (1, 9, 9, 2), lambda lib, L, x: L.conv2d(
+        x, 3, 3, dilation_rate=2, kernel_regularizer=_reg(lib))),
+    ("conv2d_scoped", (2, 6, 6, 3), _scoped),
+    ("max_pool2d", (2, 7, 6, 3), lambda lib, L, x: L.max_pooling2d(x, 3, 2, padding="same")),
+    ("avg_pool2d", (2, 7, 6, 3), lambda lib, L, x: L.AveragePooling2D((2, 3), (1, 2))(x)),
+    ("max_pool1d", (2, 9, 3), lambda lib, L, x: L.max_pooling1d(x, 3, 2)),
+    ("avg_pool1d", (2, 9, 3), lambda lib, L, x: L.average_pooling1d(x, 2, 2, padding="same")),
+    ("flatten", (2, 3, 4, 2), lambda lib, L, x: L.flatten(x)),
+    ("dropout_off", (4, 6), lambda lib, L, x: L.dropout(x, 0.4)),
+    ("bn_train", (8, 5), lambda lib, L, x: L.batch_normalization(x, training=True)),
+    ("bn_infer", (8, 5), lambda lib, L, x: L.batch_normalization(
+        x, center=False, epsilon=0.1)),
+    ("bn_axis1", (4, 3, 5), lambda lib, L, x: L.BatchNormalization(
+        axis=1, momentum=0.5, fused=False)(x, training=True)),
+    ("bn_tensor_training", (8, 5), _bn_tensor_training),
+]
+
+
+def _nodes(ops):
+    """(name, type) of the layer ops: variables and initializers aside (TF's initializers
+    are Keras' stateless ones)."""
+    return [(op.name, op.type) for op in ops
+            if "Initializer" not in op.name
+            and op.type not in ("VariableV2", "Assign", "Identity")]
+
+
+def _run(lib, L, build, shape, init_values=None):
+    """Outputs and gradients, variables after the update ops, graph facts and the initial
+    variable values (``init_values`` copied in by name when given)."""
+    with lib.Graph().as_default() as g:
+        x = lib.placeholder(lib.float32, shape, name="x")
+        out = build(lib, L, x)
+        built = g.get_operations()
+        variables = lib.global_variables()
+        grads = lib.gradients(lib.reduce_sum(out * out), [x] + lib.trainable_variables())
+        updates = lib.get_collection(lib.GraphKeys.UPDATE_OPS)
+        with lib.Session() as sess:
+            sess.run(lib.global_variables_initializer())
+            if init_values is not None:
+                sess.run([lib.assign(v, init_values[v.op.name]) for v in variables])
+            initial = {v.op.name: sess.run(v) for v in variables}
+            feed = {x: INPUTS[shape]}
+            values = sess.run([out] + grads, feed)
+            sess.run(updates, feed)
+            after = sess.run(variables)
+        info = {
+            "global": [v.op.name for v in variables],
+            "trainable": [v.op.name for v in lib.trainable_variables()],
+            "updates": [op.name for op in updates],
+            "reg": [t.name for t in lib.get_collection(lib.GraphKeys.REGULARIZATION_LOSSES)],
+            "out": (out.name, out.shape.as_list(), out.dtype.name),
+            "nodes": _nodes(built),
+        }
+        return values, after, info, initial
+
+
+def _tf1_ref_variables(build):
+    """``build`` in TF with TF1's ref variables (VariableV2), as graphcore makes them."""
+    def tf_build(lib, L, x):
+        with tf1.variable_scope(tf1.get_variable_scope(), use_resource=False):
+            return build(lib, L, x)
+    return tf_build
+
+
+INPUTS = {shape: RNG.normal(size=shape).astype(np.float32)
+          for shape in {c[1] for c in CASES}}
+
+
+# TF's CPU nn.convolution runs a dilated convolution as SpaceToBatchND + Conv2D +
+# BatchToSpaceND; graphcore's Conv2D takes the dilations itself: same values, other nodes.
+OTHER_NODES = {"conv2d_dilated"}
+
+
+@pytest.mark.usefixtures("tf_control_flow_v1")  # a tensor `training` builds TF1's cond
+@pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
+def test_layers_match_tf(case):
+    name, shape, build = case
+    want, want_after, want_info, initial = _run(tf1, tf_layers, _tf1_ref_variables(build),
+                                                shape)
+    got, got_after, got_info, _ = _run(tf, tf.layers, build, shape, initial)
+    if name in OTHER_NODES:
+        got_info.pop("nodes"), want_info.pop("nodes")
+    assert got_info == want_info
+    for g, w in zip(got + got_after, want + want_after):
+        np.testing.assert_allclose(g, w, rtol=2e-5, atol=2e-5)
+
+
+def test_end_to_end_conv_bn_training_matches_tf():
+    """A conv net with batch norm trained by SGD for a few steps, the update ops under
+    control_dependencies, ends with TF's variables."""
+    images = RNG.normal(size=(6, 8, 8, 2)).astype(np.float32)
+    labels = RNG.integers(0, 3, size=6).astype(np.int32)
+
+    def model(lib, L, x, y):
+        h = L.conv2d(x, 4, 3, padding="same", use_bias=False)
+        h = L.batch_normalization(h, training=True, fused=False)
+        h = lib.nn.relu(h)
+        h = L.max_pooling2d(h, 2, 2)
+        h = L.conv2d(h, 4, 3, activation=lib.nn.relu)
+        h = L.flatten(h)
+        logits = L.dense(h, 3)
+        loss = lib.losses.sparse_softmax_cross_entropy(y, logits)
+        with lib.control_dependencies(lib.get_collection(lib.GraphKeys.UPDATE_OPS)):
+            train = lib.train.GradientDescentOptimizer(0.1).minimize(loss)
+        return loss, train
+
+    def run(lib, L, initial):
+        with lib.Graph().as_default():
+            x = lib.placeholder(lib.float32, images.shape)
+            y = lib.placeholder(lib.int32, labels.shape)
+            if lib is tf1:
+                with tf1.variable_scope(tf1.get_variable_scope(), use_resource=False):
+                    loss, train = model(lib, L, x, y)
+            else:
+                loss, train = model(lib, L, x, y)
+            variables = lib.global_variables()
+            with lib.Session() as sess:
+                sess.run(lib.global_variables_initializer())
+                if initial is not None:
+                    sess.run([lib.assign(v, initial[v.op.name]) for v in variables])
+                start = {v.op.name: sess.run(v) for v in variables}
+                losses = [sess.run([loss, train], {x: images, y: labels})[0]
+                          for _ in range(4)]
+                return losses, {v.op.name: sess.run(v) for v in variables}, start
+
+    want_losses, want, initial = run(tf1, tf_layers, None)
+    got_losses, got, _ = run(tf, tf.layers, initial)
+    assert sorted(got) == sorted(want)
+    assert "batch_normalization/moving_variance" in got
+    np.testing.assert_allclose(got_losses, want_losses, rtol=1e-4, atol=1e-5)
+    for name in want:
+        np.testing.assert_allclose(got[name], want[name], rtol=1e-4, atol=1e-5, err_msg=name)
+
+
+def test_layer_api_and_errors():
+    with tf.Graph().as_default():
+        layer = tf.layers.Dense(2, name="head")
+        with pytest.raises(ValueError, match="has not been used yet"):
+            _ = layer.scope_name
+        out = layer(tf.zeros([3, 4]))
+        assert layer.scope_name == "head"
+        assert [v.name for v in layer.variables] == ["head/kernel:0", "head/bias:0"]
+        assert layer.trainable_variables == layer.trainable_weights
+        assert out.shape.as_list() == [3, 2]
+        with pytest.raises(ValueError, match="expected axis -1 of input shape to have "
+                                             "value 4"):
+            layer(tf.zeros([3, 5]))
+        with pytest.raises(ValueError, match="expected min_ndim=2, found ndim=1"):
+            tf.layers.dense(tf.zeros([3]), 2)
+        with pytest.raises(ValueError, match="last dimension of the inputs to a Dense"):
+            tf.layers.dense(tf.placeholder(tf.float32, [2, None]), 2)
+        with pytest.raises(TypeError, match="Keyword argument not understood: bogus"):
+            tf.layers.Dense(2, bogus=1)
+        assert isinstance(tf.layers.InputSpec(ndim=4).ndim, int)
+        assert tf.layers.max_pooling2d(tf.zeros([1, 5, 5, 2]), 2, 2).name == \
+            "max_pooling2d/MaxPool:0"
+        frozen = tf.layers.Dense(2, trainable=False)
+        frozen(tf.zeros([1, 2]))
+        assert frozen.trainable_variables == [] and len(frozen.non_trainable_variables) == 2
