@@ -104,6 +104,7 @@ from graphcore.framework.gradient_registry import (
     NoGradient, NotDifferentiable, RegisterGradient,
 )
 from graphcore import layers, losses, nn, summary, train
+from graphcore import metrics
 from graphcore import sparse
 from graphcore import data, queue
 from graphcore import bitwise, linalg, math
