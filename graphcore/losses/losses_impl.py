@@ -277,8 +277,8 @@ def mean_squared_error(labels: Any, predictions: Any, weights: Any = 1.0,
 
 
 def _sigmoid_cross_entropy_with_logits(labels: Any, logits: Any, name: str) -> Any:
-    """TF's ``nn.sigmoid_cross_entropy_with_logits`` (a ``logistic_loss`` scope):
-    max(x, 0) - x * z + log(1 + exp(-|x|)), stable for any logit."""
+    """TF's ``nn.sigmoid_cross_entropy_with_logits`` (a ``logistic_loss`` scope), which
+    graphcore's tf.nn does not have: max(x, 0) - x * z + log(1 + exp(-|x|))."""
     with ops_lib.name_scope(name, "logistic_loss", [logits, labels]) as name:
         logits = convert_to_tensor(logits, name="logits")
         labels = convert_to_tensor(labels, name="labels")
@@ -311,9 +311,8 @@ def sigmoid_cross_entropy(multi_class_labels: Any, logits: Any, weights: Any = 1
         if label_smoothing > 0:
             multi_class_labels = (multi_class_labels * (1 - label_smoothing)
                                   + 0.5 * label_smoothing)
-        sigmoid_xent = getattr(nn_ops, "sigmoid_cross_entropy_with_logits",
-                               _sigmoid_cross_entropy_with_logits)
-        losses = sigmoid_xent(labels=multi_class_labels, logits=logits, name="xentropy")
+        losses = _sigmoid_cross_entropy_with_logits(labels=multi_class_labels, logits=logits,
+                                                    name="xentropy")
         return compute_weighted_loss(losses, weights, scope, loss_collection,
                                      reduction=reduction)
 

@@ -192,30 +192,3 @@ def test_end_to_end_conv_bn_training_matches_tf():
     np.testing.assert_allclose(got_losses, want_losses, rtol=1e-4, atol=1e-5)
     for name in want:
         np.testing.assert_allclose(got[name], want[name], rtol=1e-4, atol=1e-5, err_msg=name)
-
-
-def test_layer_api_and_errors():
-    with tf.Graph().as_default():
-        layer = tf.layers.Dense(2, name="head")
-        with pytest.raises(ValueError, match="has not been used yet"):
-            _ = layer.scope_name
-        out = layer(tf.zeros([3, 4]))
-        assert layer.scope_name == "head"
-        assert [v.name for v in layer.variables] == ["head/kernel:0", "head/bias:0"]
-        assert layer.trainable_variables == layer.trainable_weights
-        assert out.shape.as_list() == [3, 2]
-        with pytest.raises(ValueError, match="expected axis -1 of input shape to have "
-                                             "value 4"):
-            layer(tf.zeros([3, 5]))
-        with pytest.raises(ValueError, match="expected min_ndim=2, found ndim=1"):
-            tf.layers.dense(tf.zeros([3]), 2)
-        with pytest.raises(ValueError, match="last dimension of the inputs to a Dense"):
-            tf.layers.dense(tf.placeholder(tf.float32, [2, None]), 2)
-        with pytest.raises(TypeError, match="Keyword argument not understood: bogus"):
-            tf.layers.Dense(2, bogus=1)
-        assert isinstance(tf.layers.InputSpec(ndim=4).ndim, int)
-        assert tf.layers.max_pooling2d(tf.zeros([1, 5, 5, 2]), 2, 2).name == \
-            "max_pooling2d/MaxPool:0"
-        frozen = tf.layers.Dense(2, trainable=False)
-        frozen(tf.zeros([1, 2]))
-        assert frozen.trainable_variables == [] and len(frozen.non_trainable_variables) == 2
