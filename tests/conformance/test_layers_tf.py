@@ -48,7 +48,8 @@ def _bn_tensor_training(lib, L, x):
     return L.batch_normalization(x, training=training, momentum=0.9)
 
 
-# (id, input shape, build(lib, layers, x) -> output)
+# (id, input shape, build(lib, layers, x) -> output); a -1 in the shape is an unknown
+# dimension of the placeholder.
 CASES = [
     ("dense", (4, 6), lambda lib, L, x: L.dense(x, 5, activation=lib.nn.relu)),
     ("dense_3d", (2, 3, 6), lambda lib, L, x: L.dense(x, 4, use_bias=False)),
@@ -68,6 +69,11 @@ CASES = [
     ("max_pool1d", (2, 9, 3), lambda lib, L, x: L.max_pooling1d(x, 3, 2)),
     ("avg_pool1d", (2, 9, 3), lambda lib, L, x: L.average_pooling1d(x, 2, 2, padding="same")),
     ("flatten", (2, 3, 4, 2), lambda lib, L, x: L.flatten(x)),
+    ("flatten_unknown", (-1, 3, -1), lambda lib, L, x: L.Flatten()(x)),
+    ("dense_unknown_batch", (-1, 2, 6), lambda lib, L, x: L.dense(x, 3)),
+    ("conv_pool_unknown_batch", (-1, 6, 6, 2), lambda lib, L, x: L.max_pooling2d(
+        L.conv2d(x, 3, 2), 2, 1)),
+    ("bn_unknown_batch", (-1, 4), lambda lib, L, x: L.batch_normalization(x, training=True)),
     ("dropout_off", (4, 6), lambda lib, L, x: L.dropout(x, 0.4)),
     ("bn_train", (8, 5), lambda lib, L, x: L.batch_normalization(x, training=True)),
     ("bn_infer", (8, 5), lambda lib, L, x: L.batch_normalization(
@@ -90,7 +96,7 @@ def _run(lib, L, build, shape, init_values=None):
     """Outputs and gradients, variables after the update ops, graph facts and the initial
     variable values (``init_values`` copied in by name when given)."""
     with lib.Graph().as_default() as g:
-        x = lib.placeholder(lib.float32, shape, name="x")
+        x = lib.placeholder(lib.float32, [None if d == -1 else d for d in shape], name="x")
         out = build(lib, L, x)
         built = g.get_operations()
         variables = lib.global_variables()
@@ -124,13 +130,14 @@ def _tf1_ref_variables(build):
     return tf_build
 
 
-INPUTS = {shape: RNG.normal(size=shape).astype(np.float32)
+INPUTS = {shape: RNG.normal(size=[3 if d == -1 else d for d in shape]).astype(np.float32)
           for shape in {c[1] for c in CASES}}
 
 
 # TF's CPU nn.convolution runs a dilated convolution as SpaceToBatchND + Conv2D +
 # BatchToSpaceND; graphcore's Conv2D takes the dilations itself: same values, other nodes.
-OTHER_NODES = {"conv2d_dilated"}
+# graphcore's tensordot builds its dynamic-shape Prod before the second GatherV2 (TF: after).
+OTHER_NODES = {"conv2d_dilated", "dense_unknown_batch"}
 
 
 @pytest.mark.usefixtures("tf_control_flow_v1")  # a tensor `training` builds TF1's cond
