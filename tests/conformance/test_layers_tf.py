@@ -43,6 +43,17 @@ def _scoped(lib, L, x):
         return L.conv2d(x, 2, 3, name="c") + L.conv2d(x, 2, 3)
 
 
+def _outer_reuse(lib, L, x):
+    with lib.variable_scope("model"):
+        a = L.dense(x, 3, name="fc")
+    with lib.variable_scope("model", reuse=True):
+        b = L.dense(x, 3, name="fc")
+    with lib.variable_scope("model", reuse=lib.AUTO_REUSE):
+        c = L.dense(x, 3, name="fc")
+        d = L.conv2d(x[:, None, None, :], 3, 1, name="conv")[:, 0, 0, :]
+    return a + b + c + d
+
+
 def _bn_tensor_training(lib, L, x):
     training = lib.placeholder_with_default(True, [], name="training")
     return L.batch_normalization(x, training=training, momentum=0.9)
@@ -57,6 +68,7 @@ CASES = [
         x, 3, kernel_regularizer=_reg(lib), bias_regularizer=_reg(lib), name="reg")),
     ("dense_twice", (4, 6), _twice),
     ("dense_reuse", (4, 6), _reused),
+    ("outer_scope_reuse", (4, 6), _outer_reuse),
     ("conv2d_same", (2, 7, 6, 3), lambda lib, L, x: L.conv2d(
         x, 4, 3, padding="same", activation=lib.nn.relu)),
     ("conv2d_strided", (2, 9, 8, 3), lambda lib, L, x: L.Conv2D(
