@@ -235,6 +235,10 @@ class Layer:
                         self.add_loss(loss)
         return variable
 
+    def add_variable(self, *args: Any, **kwargs: Any) -> Any:
+        """Deprecated alias of ``add_weight``."""
+        return self.add_weight(*args, **kwargs)
+
     def add_update(self, updates: Any, inputs: Any = None) -> None:
         """Records update ops (callables are called here), run by the UPDATE_OPS idiom."""
         del inputs

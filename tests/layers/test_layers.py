@@ -83,3 +83,29 @@ def test_missing_features_raise():
             tf.layers.BatchNormalization(renorm=True)
         with pytest.raises(NotImplementedError, match="fused_batch_norm"):
             tf.layers.batch_normalization(tf.zeros([1, 2, 2, 3]), fused=True)
+
+
+def test_user_layer_subclass():
+    class MyScale(tf.layers.Layer):
+        def build(self, input_shape):
+            self.w = self.add_weight("w", [input_shape[-1]],
+                                     initializer=tf.constant_initializer(2.0))
+            self.steps = self.add_variable("steps", [], dtype=tf.int32, trainable=False)
+            self.built = True
+
+        def call(self, inputs):
+            self.add_update(tf.assign_add(self.steps, 1))
+            return inputs * self.w
+
+    with tf.Graph().as_default():
+        layer = MyScale()
+        y = layer(tf.ones([2, 3]))
+        assert layer.name == "my_scale" and y.name == "my_scale/mul:0"
+        assert [v.name for v in layer.trainable_variables] == ["my_scale/w:0"]
+        assert [v.name for v in layer.non_trainable_variables] == ["my_scale/steps:0"]
+        assert tf.get_collection(tf.GraphKeys.UPDATE_OPS) == layer.updates
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            np.testing.assert_allclose(sess.run(y), np.full((2, 3), 2.0))
+            sess.run(layer.updates)
+            assert sess.run(layer.steps) == 1
