@@ -7,7 +7,8 @@ tensors cross partitions as Arrow messages in the Ray object store.
 
 Importing this package registers the ``ray://`` scheme with graphcore's engine registry
 (:mod:`graphcore.runtime.engines`); the ``graphcore.engines`` entry point imports it the
-first time a session asks for a ``ray://`` target.
+first time a session asks for a ``ray://`` target.  It also registers the "ray" backend
+of ``tf.train.Server`` (:mod:`ray_runtime.server`; entry point ``graphcore.servers``).
 """
 
 from __future__ import annotations
@@ -17,9 +18,10 @@ from typing import Any
 from graphcore.runtime import engines
 from ray_runtime.launch import launch, launched_cluster, wait_for_variables, worker_session
 from ray_runtime.master import RayEngine
+from ray_runtime.server import RayServer
 from ray_runtime.sessions import session, shutdown_cluster
 
-__all__ = ["RayEngine", "launch", "launched_cluster", "make_engine", "session", "shutdown_cluster",
+__all__ = ["RayEngine", "RayServer", "launch", "launched_cluster", "make_engine", "session", "shutdown_cluster",
            "wait_for_variables", "worker_session"]
 
 

@@ -31,6 +31,7 @@ from graphcore.runtime.graph_view import NodeInfo
 from graphcore.runtime.rendezvous import Rendezvous
 from graphcore.runtime.resources import ResourceStore
 from ray_runtime import transport
+from ray_runtime.job import JobCoordination, ScriptHost
 
 NAMESPACE = "graphcore"
 MAX_CONCURRENCY = 32
@@ -231,8 +232,9 @@ def local_impl(cluster_name: str, job: str, task: int) -> TaskActorImpl | None:
     return _local_impls.get(actor_name(cluster_name, job, task))
 
 
-class TaskActorImpl:
-    """The body of the task actor (a plain class, so it can be tested in-process)."""
+class TaskActorImpl(JobCoordination, ScriptHost):
+    """The body of the task actor (a plain class, so it can be tested in-process); the
+    coordinator's job state and launched scripts come from :mod:`ray_runtime.job`."""
 
     def __init__(self, job: str, task: int, cluster_name: str):
         self.job = job

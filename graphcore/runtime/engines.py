@@ -76,3 +76,60 @@ def make_engine(target: str | None, config: Any) -> Any:
             None, None, f"No engine for session target '{target}': no package registered the "
             f"'{scheme}://' scheme (ray:// comes with graphcore's ray_runtime package)")
     return factory(target, config)
+
+
+# -- server backends ----------------------------------------------------------------------
+# ``tf.train.Server`` asks these, in registration order, for a backend serving its task
+# (``factory(server_def, config)`` answers one, or None when it does not apply, e.g. the
+# process is not on a Ray cluster); with none, the Server serves in process.  Packages
+# register here when imported, or under the ``graphcore.servers`` entry-point group.
+
+ServerBackendFactory = Callable[[Any, Any], Any]
+
+SERVER_ENTRY_POINT_GROUP = "graphcore.servers"
+
+_server_backends: dict[str, ServerBackendFactory] = {}
+_server_entry_points_loaded = False
+
+
+def register_server_backend(name: str, factory: ServerBackendFactory) -> None:
+    """Makes ``factory(server_def, config)`` a candidate backend of ``tf.train.Server``."""
+    with _lock:
+        _server_backends[name] = factory
+
+
+def _load_server_entry_points() -> None:
+    global _server_entry_points_loaded
+    with _lock:
+        if _server_entry_points_loaded:
+            return
+        _server_entry_points_loaded = True
+        loaded = set(_server_backends)
+    for ep in metadata.entry_points(group=SERVER_ENTRY_POINT_GROUP):
+        if ep.name in loaded:
+            continue
+        try:
+            factory = ep.load()
+        except ImportError:  # the package is optional: its servers are simply not offered
+            continue
+        with _lock:
+            _server_backends.setdefault(ep.name, factory)
+
+
+def server_backend_names() -> list[str]:
+    """The registered server backends (entry points included), in the order asked."""
+    _load_server_entry_points()
+    with _lock:
+        return list(_server_backends)
+
+
+def make_server_backend(server_def: Any, config: Any = None) -> Any:
+    """The first backend that serves ``server_def`` here, or None (serve in process)."""
+    _load_server_entry_points()
+    with _lock:
+        factories = list(_server_backends.values())
+    for factory in factories:
+        backend = factory(server_def, config)
+        if backend is not None:
+            return backend
+    return None

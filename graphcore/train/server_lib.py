@@ -4,7 +4,9 @@ With the Ray runtime a task is a Ray actor, so only the task counts matter; the
 addresses TF needs for its gRPC servers are kept as names: graphcore opens no port.
 A Server made in this process serves its ``grpc://`` target in process (sessions on it
 share its variables, as sessions on one TF server do); the scheme is registered with
-:mod:`graphcore.runtime.engines`.
+:mod:`graphcore.runtime.engines`.  When a registered server backend takes the task
+(:func:`graphcore.runtime.engines.make_server_backend`: ray_runtime's does when the
+process is on a Ray cluster), the target's sessions and ``join()`` are the backend's.
 """
 
 from __future__ import annotations
@@ -180,6 +182,8 @@ class Server:
         if not address or address.endswith(":0"):
             address = _unused_local_address()
         self._target = f"grpc://{address}"
+        # A backend (e.g. a Ray cluster's task actor) serving this task, else None.
+        self._backend = engines.make_server_backend(sd, config)
         self.resources = ResourceStore(f"/job:{sd.job_name}/replica:0/task:{sd.task_index}")
         self._open_sessions = 0
         self._opened_any = False
@@ -209,7 +213,11 @@ class Server:
         self._started = True
 
     def join(self) -> None:
-        """Blocks until the sessions opened on this server have all closed."""
+        """Blocks until the sessions opened on this server have all closed (with a
+        backend: until the backend says the job is over)."""
+        if self._backend is not None:
+            self._backend.join()
+            return
         with self._idle:
             while not self._opened_any or self._open_sessions:
                 self._idle.wait()
@@ -221,11 +229,13 @@ class Server:
         return Server({"local": [_unused_local_address()]}, protocol="grpc", config=config,
                       start=start)
 
-    def _make_engine(self, config: config_pb2.ConfigProto | None) -> LocalEngine:
+    def _make_engine(self, config: config_pb2.ConfigProto | None) -> Any:
         merged = config_pb2.ConfigProto()
         merged.CopyFrom(self._server_def.default_session_config)
         if config is not None:
             merged.MergeFrom(config)
+        if self._backend is not None:
+            return self._backend.make_engine(merged)
         sd = self._server_def
         engine = _ServerEngine(self, merged, local_devices(merged, sd.job_name, sd.task_index))
         with self._idle:
@@ -253,7 +263,7 @@ class _ServerEngine(LocalEngine):
             server._session_closed()
 
 
-def _grpc_engine(target: str, config: Any) -> LocalEngine:
+def _grpc_engine(target: str, config: Any) -> Any:
     with _servers_lock:
         server = _servers.get(target)
     if server is None:
