@@ -484,6 +484,7 @@ def actor_name(cluster_name: str, job: str, task: int) -> str:
 
 _created: dict[str, set[str]] = {}
 _job_resources: dict[str, dict[str, dict[str, float]]] = {}
+_runtime_envs: dict[str, dict[str, Any]] = {}
 
 
 def set_job_resources(cluster_name: str, job_resources: dict[str, dict[str, float]]) -> None:
@@ -498,6 +499,13 @@ def set_job_resources(cluster_name: str, job_resources: dict[str, dict[str, floa
                              f"expected {sorted(allowed)}")
     with _created_lock:
         _job_resources[cluster_name] = {j: dict(r) for j, r in job_resources.items()}
+
+
+def set_runtime_env(cluster_name: str, runtime_env: dict[str, Any]) -> None:
+    """The Ray ``runtime_env`` of task actors created for ``cluster_name`` from now on
+    (e.g. ``{"working_dir": ...}`` for a launched script's directory)."""
+    with _created_lock:
+        _runtime_envs[cluster_name] = dict(runtime_env)
 
 
 def job_resources(cluster_name: str, job: str) -> dict[str, float]:
@@ -515,6 +523,7 @@ def forget_cluster(cluster_name: str) -> None:
     with _created_lock:
         _created.pop(cluster_name, None)
         _job_resources.pop(cluster_name, None)
+        _runtime_envs.pop(cluster_name, None)
 
 
 # -- placement groups (clusters of several nodes) -------------------------------------
@@ -591,4 +600,6 @@ def get_or_create_actor(cluster_name: str, job: str, task: int, num_cpus: float 
         options["scheduling_strategy"] = scheduling_strategy
     with _created_lock:
         _created.setdefault(cluster_name, set()).add(options["name"])
+        if cluster_name in _runtime_envs:
+            options["runtime_env"] = _runtime_envs[cluster_name]
     return TaskActor.options(**options).remote(job, task, cluster_name)

@@ -1,4 +1,5 @@
-"""Between-graph replication: run a TF1-style ``main(task_index)`` in every worker task.
+"""Between-graph replication: run a TF1-style ``main(task_index)`` in every worker task
+(or an unmodified script in every task: :mod:`ray_runtime.script_launch`).
 
 Each worker client builds the same graph with its own ``task_index`` (typically under
 ``tf.train.replica_device_setter(cluster=..., worker_device="/job:worker/task:<i>")``)
@@ -8,6 +9,10 @@ them; the others wait until they are (as ``tf.train.Supervisor`` does).
 
     ray_runtime.launch(main, cluster={"ps": 2, "worker": 2})
     python -m ray_runtime.launch script.py --ps 2 --workers 2 [-- script args]
+
+The CLI runs a script that defines ``main(task_index, ...)`` this way, any other script
+whole in every task (see :mod:`ray_runtime.script_launch`), and removes the task actors
+it created when it ends.
 """
 
 from __future__ import annotations
@@ -114,9 +119,14 @@ def _script_main(path: str) -> Callable:
 
 
 def _cli(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m ray_runtime.launch",
-                                     description="Run main(task_index) of a script in every "
-                                                 "worker task of a Ray-backed cluster.")
+    from ray_runtime import script_launch
+
+    parser = argparse.ArgumentParser(
+        prog="python -m ray_runtime.launch",
+        description="Run a TF1 between-graph script on a Ray-backed cluster: a script "
+                    "defining main(task_index, ...) runs it in every worker task; any other "
+                    "script runs whole, as __main__, in every ps and worker task, with "
+                    "--job_name/--task_index/--ps_hosts/--worker_hosts and TF_CONFIG.")
     parser.add_argument("script")
     parser.add_argument("--ps", type=int, default=1)
     parser.add_argument("--workers", type=int, default=2)
@@ -125,14 +135,42 @@ def _cli(argv: list[str] | None = None) -> int:
     parser.add_argument("--job-resources", type=json.loads, default=None,
                         metavar="JSON", help='what each job\'s task actors reserve, e.g. '
                                              '\'{"worker": {"num_cpus": 1}}\'')
+    parser.add_argument("--mode", choices=["auto", "main", "script"], default="auto",
+                        help="main(task_index) or whole script (auto: main when the script "
+                             "defines main(task_index, ...))")
+    parser.add_argument("--timeout", type=float, default=None,
+                        help="seconds the whole run may take (script mode)")
+    parser.add_argument("--start-timeout", type=float, default=60.0,
+                        help="seconds every task actor may take to start (script mode)")
+    parser.add_argument("--working-dir", action="store_true",
+                        help="ship the script's directory with Ray's runtime_env (clusters "
+                             "of several machines; by default the tasks import it from the "
+                             "shared file system)")
     argv = list(sys.argv[1:] if argv is None else argv)
     # Everything after "--" is the script's own arguments.
     split = argv.index("--") if "--" in argv else len(argv)
     args = parser.parse_args(argv[:split])
     script_args = argv[split + 1:]
+    with open(args.script) as f:
+        main_mode = args.mode == "main" or (
+            args.mode == "auto" and script_launch.is_main_script(f.read()))
+    if not main_mode:
+        status = script_launch.launch_script(
+            args.script, script_args, args.ps, args.workers, args.target, args.cluster_name,
+            args.timeout, args.start_timeout, args.job_resources, args.working_dir)
+        failed = {t: c for t, c in status.items() if c}
+        for task, code in failed.items():
+            print(f"task {task} exited with status {code}", file=sys.stderr)
+        return 1 if failed else 0
     main = _script_main(args.script)
-    results = launch(main, {"ps": args.ps, "worker": args.workers}, tuple(script_args),
-                     args.target, args.cluster_name, args.job_resources)
+    name = args.cluster_name or f"launch-{os.getpid()}-{int(time.time())}"
+    try:
+        results = launch(main, {"ps": args.ps, "worker": args.workers}, tuple(script_args),
+                         args.target, name, args.job_resources)
+    finally:  # the CLI leaves no task actor behind
+        from ray_runtime.sessions import shutdown_cluster
+
+        shutdown_cluster(name, jobs={"ps": args.ps, "worker": args.workers})
     for i, r in enumerate(results):
         print(f"worker {i}: {r}")
     return 0

@@ -1,0 +1,90 @@
+"""python -m ray_runtime.launch on unmodified scripts (ray_runtime/script_launch.py): every
+ps and worker task runs the script as __main__, with TF's cluster flags and TF_CONFIG."""
+
+import io
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from graphcore.framework import errors
+from ray_runtime import script_launch
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def _left(ray, name):
+    return [a["name"] for a in ray.util.list_named_actors(all_namespaces=True)
+            if a["name"].startswith(f"graphcore/{name}/")]
+
+
+def test_cli_runs_the_replica_script_in_every_task(ray_cluster, cluster_name):
+    env = {**os.environ, "RAY_ADDRESS": ray_cluster.get_runtime_context().gcs_address}
+    out = subprocess.run(
+        [sys.executable, "-m", "ray_runtime.launch", os.path.join(HERE, "replica_script.py"),
+         "--ps", "1", "--workers", "2", "--timeout", "90", "--cluster-name", cluster_name,
+         "--", "--train_steps=150"],
+        capture_output=True, text=True, timeout=120, env=env, cwd="/")
+    assert out.returncode == 0, out.stdout + out.stderr
+    lines = out.stdout.splitlines()
+    assert "[ps/0] ps: job over" in lines
+    for i in range(2):
+        assert f"[worker/{i}] RESULT loss_decreased=True" in lines, out.stdout
+        assert any(line.startswith(f"[worker/{i}] worker {i}: step ") for line in lines)
+    assert all(line.startswith(("[ps/0] ", "[worker/0] ", "[worker/1] ")) for line in lines)
+    assert _left(ray_cluster, cluster_name) == []
+
+
+def test_flags_tf_config_sibling_imports_and_failures(ray_cluster, cluster_name, tmp_path):
+    (tmp_path / "sibling_mod.py").write_text("GREETING = 'hello from a sibling'\n")
+    script = tmp_path / "flags.py"
+    script.write_text(
+        "import argparse, json, os, sys\n"
+        "import sibling_mod\n"
+        "p = argparse.ArgumentParser()\n"
+        "p.add_argument('--job_name'); p.add_argument('--task_index', type=int)\n"
+        "p.add_argument('--extra')\n"
+        "a = p.parse_args()\n"
+        "print(sibling_mod.GREETING)\n"
+        "print('argv', sys.argv[1:])\n"
+        "print('TF_CONFIG', os.environ['TF_CONFIG'])\n"
+        "if (a.job_name, a.task_index) == ('worker', 1):\n"
+        "    raise RuntimeError('worker 1 breaks')\n"
+        "if a.job_name == 'ps':\n"
+        "    sys.exit(0)\n")
+    out = io.StringIO()
+    status = script_launch.launch_script(str(script), ["--extra=x"], ps=1, workers=2,
+                                         cluster_name=cluster_name, timeout=60, out=out)
+    assert status == {"ps/0": 0, "worker/0": 0, "worker/1": 1}
+    lines = out.getvalue().splitlines()
+    # Only the flags the script defines are added (no --ps_hosts/--worker_hosts here).
+    assert "[worker/1] argv ['--job_name=worker', '--task_index=1', '--extra=x']" in lines
+    assert "[ps/0] hello from a sibling" in lines
+    config = json.loads(next(line for line in lines if line.startswith("[worker/0] TF_CONFIG"))
+                        .split(" ", 2)[2])
+    assert config["cluster"] == {"ps": ["localhost:2222"],
+                                 "worker": ["localhost:2223", "localhost:2224"]}
+    assert config["task"] == {"type": "worker", "index": 0}
+    assert "[worker/1] RuntimeError: worker 1 breaks" in lines
+    assert _left(ray_cluster, cluster_name) == []
+
+
+@pytest.mark.parametrize("case", ["timeout", "never_starts"])
+def test_timeout_and_start_barrier_name_the_tasks(ray_cluster, cluster_name, tmp_path, case):
+    script = tmp_path / "slow.py"
+    script.write_text("import time, argparse\n"
+                      "p = argparse.ArgumentParser(); p.add_argument('--job_name')\n"
+                      "p.add_argument('--task_index', type=int)\n"
+                      "a = p.parse_args()\n"
+                      "time.sleep(60 if a.task_index == 1 else 0)\n")
+    kwargs = dict(timeout=3) if case == "timeout" else dict(
+        start_timeout=2, job_resources={"worker": {"num_gpus": 1}})
+    with pytest.raises(errors.DeadlineExceededError) as e:
+        script_launch.launch_script(str(script), ps=0, workers=2, cluster_name=cluster_name,
+                                    out=io.StringIO(), **kwargs)
+    expected = ("Launched tasks still running after 3 s: worker/1" if case == "timeout"
+                else "Tasks never started within 2 s: worker/0, worker/1")
+    assert e.value.message == expected
+    assert _left(ray_cluster, cluster_name) == []
