@@ -24,6 +24,9 @@ def main():
     parser.add_argument("--train_steps", type=int, default=200)
     parser.add_argument("--batch_size", type=int, default=64)
     parser.add_argument("--learning_rate", type=float, default=0.2)
+    parser.add_argument("--monitored", action="store_true",
+                        help="train in a MonitoredTrainingSession (else a tf.Session)")
+    parser.add_argument("--checkpoint_dir", default=None)
     flags = parser.parse_args()
 
     cluster = tf.train.ClusterSpec({"ps": flags.ps_hosts.split(","),
@@ -37,7 +40,7 @@ def main():
     is_chief = flags.task_index == 0
     with tf.device(tf.train.replica_device_setter(
             worker_device=f"/job:worker/task:{flags.task_index}", cluster=cluster)):
-        global_step = tf.Variable(0, name="global_step", trainable=False)
+        global_step = tf.train.get_or_create_global_step()
         images = tf.placeholder(tf.float32, [None, 64], name="images")
         labels = tf.placeholder(tf.int64, [None], name="labels")
         logits = inference(tf, images)
@@ -50,25 +53,37 @@ def main():
 
     x, y = load_digits()
     rng = np.random.RandomState(flags.task_index)
-    with tf.Session(server.target) as sess:
-        if is_chief:
-            sess.run(init_op)
-        else:  # as tf.train.Supervisor: wait for the chief
-            while len(sess.run(uninitialized)):
-                time.sleep(0.1)
-        losses = []
-        step = 0
-        while step < flags.train_steps:
-            idx = rng.randint(0, len(x), flags.batch_size)
-            _, value, step = sess.run([train_op, loss, global_step],
-                                      {images: x[idx], labels: y[idx]})
-            losses.append(float(value))
-            if len(losses) % 25 == 0:
-                print(f"worker {flags.task_index}: step {step} loss {value:.4f}")
-        head, tail = np.mean(losses[:10]), np.mean(losses[-10:])
-        print(f"worker {flags.task_index}: {len(losses)} steps, loss {head:.4f} -> {tail:.4f}")
-        print(f"RESULT loss_decreased={tail < head}")
+    losses = []
 
+    def train_step(sess):
+        idx = rng.randint(0, len(x), flags.batch_size)
+        _, value, step = sess.run([train_op, loss, global_step],
+                                  {images: x[idx], labels: y[idx]})
+        losses.append(float(value))
+        if len(losses) % 25 == 0:
+            print(f"worker {flags.task_index}: step {step} loss {value:.4f}")
+        return step
+
+    if flags.monitored:
+        hooks = [tf.train.StopAtStepHook(last_step=flags.train_steps)]
+        with tf.train.MonitoredTrainingSession(master=server.target, is_chief=is_chief,
+                                               checkpoint_dir=flags.checkpoint_dir,
+                                               hooks=hooks) as sess:
+            while not sess.should_stop():
+                train_step(sess)
+    else:
+        with tf.Session(server.target) as sess:
+            if is_chief:
+                sess.run(init_op)
+            else:  # as tf.train.Supervisor: wait for the chief
+                while len(sess.run(uninitialized)):
+                    time.sleep(0.1)
+            step = 0
+            while step < flags.train_steps:
+                step = train_step(sess)
+    head, tail = np.mean(losses[:10]), np.mean(losses[-10:])
+    print(f"worker {flags.task_index}: {len(losses)} steps, loss {head:.4f} -> {tail:.4f}")
+    print(f"RESULT loss_decreased={tail < head}")
 
 if __name__ == "__main__":
     main()
