@@ -21,6 +21,7 @@ import argparse
 import importlib.util
 import json
 import os
+import signal
 import sys
 import time
 from collections.abc import Callable
@@ -118,6 +119,10 @@ def _script_main(path: str) -> Callable:
     return module.main
 
 
+def _interrupted(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt(f"signal {signum}")
+
+
 def _cli(argv: list[str] | None = None) -> int:
     from ray_runtime import script_launch
 
@@ -154,6 +159,9 @@ def _cli(argv: list[str] | None = None) -> int:
     with open(args.script) as f:
         main_mode = args.mode == "main" or (
             args.mode == "auto" and script_launch.is_main_script(f.read()))
+    # `ray job stop` and kill send SIGTERM: end as on Ctrl-C, so the finally clauses
+    # remove the task actors.
+    signal.signal(signal.SIGTERM, _interrupted)
     if not main_mode:
         status = script_launch.launch_script(
             args.script, script_args, args.ps, args.workers, args.target, args.cluster_name,

@@ -95,3 +95,31 @@ def test_timeout_and_start_barrier_name_the_tasks(ray_cluster, cluster_name, tmp
                 else "Tasks never started within 2 s: worker/0, worker/1")
     assert e.value.message == expected
     assert _left(ray_cluster, cluster_name) == []
+
+
+@pytest.mark.parametrize("sig", ["SIGINT", "SIGTERM"])
+def test_an_interrupted_launcher_removes_its_actors(ray_cluster, cluster_name, tmp_path, sig):
+    import signal
+    import time
+
+    script = tmp_path / "forever.py"
+    script.write_text("import time\nprint('started', flush=True)\ntime.sleep(120)\n")
+    env = {**os.environ, "RAY_ADDRESS": ray_cluster.get_runtime_context().gcs_address}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "ray_runtime.launch", str(script), "--ps", "1", "--workers",
+         "1", "--cluster-name", cluster_name], stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL, text=True, env=env)
+    try:
+        seen = [proc.stdout.readline() for _ in range(2)]  # both tasks are running
+        assert sorted(seen) == ["[ps/0] started\n", "[worker/0] started\n"]
+        assert len(_left(ray_cluster, cluster_name)) == 2
+        proc.send_signal(getattr(signal, sig))
+        proc.wait(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode != 0
+    deadline = time.time() + 10  # a killed actor's name is released asynchronously
+    while _left(ray_cluster, cluster_name) and time.time() < deadline:
+        time.sleep(0.2)
+    assert _left(ray_cluster, cluster_name) == []
