@@ -16,6 +16,7 @@ takes Ray even in a driver that only called ``ray.init``.
 
 from __future__ import annotations
 
+import ast
 import atexit
 import hashlib
 import os
@@ -49,9 +50,12 @@ def on_ray_cluster() -> bool:
 
 
 def cluster_name_for(cluster: ClusterSpec) -> str:
-    """``GRAPHCORE_CLUSTER``, else ``tf-`` and a short hash of the ClusterDef bytes."""
+    """``GRAPHCORE_CLUSTER``, else ``tf-`` and a short hash of the ClusterDef bytes.  In a
+    launched task, ``GRAPHCORE_CLUSTER`` names the launcher's cluster only: a Server of
+    another ClusterSpec there (e.g. ``create_local_server()``) gets its hash."""
     name = os.environ.get("GRAPHCORE_CLUSTER")
-    if name:
+    launched = os.environ.get("GRAPHCORE_CLUSTER_SPEC")
+    if name and (launched is None or ClusterSpec(ast.literal_eval(launched)) == cluster):
         return name
     data = cluster.as_cluster_def().SerializeToString(deterministic=True)
     return "tf-" + hashlib.sha1(data).hexdigest()[:12]

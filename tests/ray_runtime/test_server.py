@@ -42,6 +42,10 @@ def test_server_backend_registry_and_in_process_fallback(ray_cluster, monkeypatc
     assert server_lib.cluster_name_for(a).startswith("tf-")
     monkeypatch.setenv("GRAPHCORE_CLUSTER", "mine")
     assert server_lib.cluster_name_for(a) == "mine"
+    # In a launched task, the launcher's name goes with the launcher's ClusterSpec only.
+    monkeypatch.setenv("GRAPHCORE_CLUSTER_SPEC", repr(b.as_dict()))
+    assert server_lib.cluster_name_for(a) == "mine"
+    assert server_lib.cluster_name_for(c).startswith("tf-")
 
 
 def test_ray_server_task_actor_session_and_join(ray_cluster, cluster_name, monkeypatch):
