@@ -163,9 +163,16 @@ def _cli(argv: list[str] | None = None) -> int:
     # remove the task actors.
     signal.signal(signal.SIGTERM, _interrupted)
     if not main_mode:
-        status = script_launch.launch_script(
-            args.script, script_args, args.ps, args.workers, args.target, args.cluster_name,
-            args.timeout, args.start_timeout, args.job_resources, args.working_dir)
+        from graphcore.framework import errors
+
+        try:
+            status = script_launch.launch_script(
+                args.script, script_args, args.ps, args.workers, args.target,
+                args.cluster_name, args.timeout, args.start_timeout, args.job_resources,
+                args.working_dir)
+        except errors.OpError as e:  # a timeout or a start barrier: its message says all
+            print(f"{type(e).__name__}: {e.message}", file=sys.stderr)
+            return 1
         failed = {t: c for t, c in status.items() if c}
         for task, code in failed.items():
             print(f"task {task} exited with status {code}", file=sys.stderr)

@@ -27,6 +27,9 @@ def main():
     parser.add_argument("--monitored", action="store_true",
                         help="train in a MonitoredTrainingSession (else a tf.Session)")
     parser.add_argument("--checkpoint_dir", default=None)
+    parser.add_argument("--sync_replicas", action="store_true",
+                        help="aggregate every worker's gradients (SyncReplicasOptimizer; "
+                             "needs --monitored)")
     flags = parser.parse_args()
 
     cluster = tf.train.ClusterSpec({"ps": flags.ps_hosts.split(","),
@@ -46,8 +49,12 @@ def main():
         logits = inference(tf, images)
         loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(
             labels=labels, logits=logits), name="xentropy_mean")
-        train_op = tf.train.GradientDescentOptimizer(flags.learning_rate).minimize(
-            loss, global_step=global_step)
+        opt = tf.train.GradientDescentOptimizer(flags.learning_rate)
+        n_workers = len(flags.worker_hosts.split(","))
+        if flags.sync_replicas:
+            opt = tf.train.SyncReplicasOptimizer(opt, replicas_to_aggregate=n_workers,
+                                                 total_num_replicas=n_workers)
+        train_op = opt.minimize(loss, global_step=global_step)
         init_op = tf.global_variables_initializer()
         uninitialized = tf.report_uninitialized_variables()
 
@@ -66,6 +73,8 @@ def main():
 
     if flags.monitored:
         hooks = [tf.train.StopAtStepHook(last_step=flags.train_steps)]
+        if flags.sync_replicas:
+            hooks.append(opt.make_session_run_hook(is_chief))
         with tf.train.MonitoredTrainingSession(master=server.target, is_chief=is_chief,
                                                checkpoint_dir=flags.checkpoint_dir,
                                                hooks=hooks) as sess:
