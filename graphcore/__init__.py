@@ -84,6 +84,8 @@ from graphcore.ops.variables import *
 from graphcore.ops.resource_variable_ops import *
 from graphcore.ops.queue_ops import *
 from graphcore.ops.reader_ops import *
+from graphcore.ops.parsing_ops import *
+from graphcore.ops.io_ops import read_file, write_file
 from graphcore.ops.count_up_to_ops import *
 from graphcore.ops.random_ops import *
 from graphcore.ops.tensor_array_ops import TensorArray
@@ -105,6 +107,7 @@ from graphcore.framework.gradient_registry import (
 )
 from graphcore import layers, losses, nn, summary, train
 from graphcore import metrics
+from graphcore import app, flags, gfile, io, logging, python_io
 from graphcore import sparse
 from graphcore import data, queue
 from graphcore import bitwise, linalg, math

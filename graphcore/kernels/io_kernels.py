@@ -1,16 +1,18 @@
 """CPU kernels of the checkpoint ops (SaveV2, RestoreV2, MergeV2Checkpoints,
 ShardedFilename), reading and writing TensorFlow's V2 checkpoint format through
-:mod:`graphcore.lib.io.checkpoint_format`."""
+:mod:`graphcore.lib.io.checkpoint_format`, and of ReadFile / WriteFile
+(:mod:`graphcore.lib.io.file_io`)."""
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import numpy as np
 
 from graphcore.framework import errors
 from graphcore.kernels.registry import KernelContext, register_kernel
-from graphcore.lib.io import checkpoint_format
+from graphcore.lib.io import checkpoint_format, file_io
 from graphcore.ops import io_ops  # noqa: F401 - the op registrations these kernels serve
 
 
@@ -133,5 +135,26 @@ def _sharded_filename(ctx: KernelContext):
     def compute(basename, shard, num_shards):
         name = f"{_text(basename)}-{int(shard):05d}-of-{int(num_shards):05d}"
         return (np.array(name.encode("utf-8", "surrogateescape"), dtype=object),)
+
+    return compute
+
+
+@register_kernel("ReadFile")
+def _read_file(ctx: KernelContext):
+    del ctx
+    return lambda filename: (np.asarray(
+        file_io.read_file_to_string(_text(filename), binary_mode=True), dtype=object),)
+
+
+@register_kernel("WriteFile")
+def _write_file(ctx: KernelContext):
+    del ctx
+
+    def compute(filename, contents):
+        path = _text(filename)
+        if os.path.dirname(path):
+            file_io.recursive_create_dir(os.path.dirname(path))
+        file_io.write_string_to_file(path, bytes(np.asarray(contents, dtype=object).item()))
+        return ()
 
     return compute

@@ -1,4 +1,5 @@
-"""Checkpoint ops: SaveV2, RestoreV2, MergeV2Checkpoints, ShardedFilename.
+"""Checkpoint ops: SaveV2, RestoreV2, MergeV2Checkpoints, ShardedFilename; whole-file ops:
+ReadFile, WriteFile.
 
 OpDefs are TensorFlow's; the CPU kernels live in :mod:`graphcore.kernels.io_kernels`
 and write TensorFlow's V2 checkpoint format (:mod:`graphcore.lib.io.checkpoint_format`).
@@ -18,9 +19,11 @@ from graphcore.framework.op_def_library import apply_op
 
 __all__ = [
     "merge_v2_checkpoints",
+    "read_file",
     "restore_v2",
     "save_v2",
     "sharded_filename",
+    "write_file",
 ]
 
 
@@ -108,3 +111,20 @@ def sharded_filename(basename: Any, shard: Any, num_shards: Any,
     """``"%s-%05d-of-%05d" % (basename, shard, num_shards)``."""
     return apply_op("ShardedFilename", name=name, basename=basename, shard=shard,
                     num_shards=num_shards).outputs[0]
+
+
+op_registry.register_op("ReadFile").input("filename: string").output("contents: string") \
+    .shape_fn(common_shapes.scalar_shape)
+
+op_registry.register_op("WriteFile").input("filename: string").input("contents: string") \
+    .stateful().shape_fn(common_shapes.no_outputs)
+
+
+def read_file(filename: Any, name: str | None = None) -> ops_lib.Tensor:
+    """The contents of the file ``filename``."""
+    return apply_op("ReadFile", name=name, filename=filename).outputs[0]
+
+
+def write_file(filename: Any, contents: Any, name: str | None = None) -> ops_lib.Operation:
+    """Writes ``contents`` to the file ``filename``, creating its directories."""
+    return apply_op("WriteFile", name=name, filename=filename, contents=contents)

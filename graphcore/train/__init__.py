@@ -20,3 +20,5 @@ from graphcore.train.training_util import *
 from graphcore.train.coordinator import *
 from graphcore.train.input import *
 from graphcore.train.queue_runner import *
+from graphcore.protobuf.example_pb2 import Example, SequenceExample
+from graphcore.protobuf.feature_pb2 import BytesList, Feature, FeatureList, FeatureLists, Features, FloatList, Int64List

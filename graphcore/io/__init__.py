@@ -1,0 +1,30 @@
+"""``tf.io`` (TF1's tf.compat.v1.io): file ops, TFRecords, Example parsing, gfile."""
+
+# ruff: noqa: F401
+from graphcore.io import gfile
+from graphcore.lib.io.tf_record import (
+    TFRecordCompressionType,
+    TFRecordOptions,
+    TFRecordWriter,
+    tf_record_iterator,
+)
+from graphcore.ops.io_ops import read_file, write_file
+from graphcore.ops.parsing_ops import (
+    FixedLenFeature,
+    FixedLenSequenceFeature,
+    VarLenFeature,
+    decode_csv,
+    decode_raw,
+    parse_example,
+    parse_single_example,
+    parse_tensor,
+    serialize_tensor,
+)
+from graphcore.ops.reader_ops import matching_files
+from graphcore.ops.string_ops import decode_base64, encode_base64
+
+__all__ = ["FixedLenFeature", "FixedLenSequenceFeature", "TFRecordCompressionType",
+           "TFRecordOptions", "TFRecordWriter", "VarLenFeature", "decode_base64",
+           "decode_csv", "decode_raw", "encode_base64", "gfile", "matching_files",
+           "parse_example", "parse_single_example", "parse_tensor", "read_file",
+           "serialize_tensor", "tf_record_iterator", "write_file"]
