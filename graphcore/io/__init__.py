@@ -1,6 +1,7 @@
 """``tf.io`` (TF1's tf.compat.v1.io): file ops, TFRecords, Example parsing, gfile."""
 
 # ruff: noqa: F401
+from graphcore.framework.graph_io import write_graph
 from graphcore.io import gfile
 from graphcore.lib.io.tf_record import (
     TFRecordCompressionType,
@@ -13,6 +14,7 @@ from graphcore.ops.parsing_ops import (
     FixedLenFeature,
     FixedLenSequenceFeature,
     VarLenFeature,
+    decode_compressed,
     decode_csv,
     decode_raw,
     parse_example,
@@ -20,11 +22,20 @@ from graphcore.ops.parsing_ops import (
     parse_tensor,
     serialize_tensor,
 )
+from graphcore.ops.queue_ops import (
+    PaddingFIFOQueue,
+    PriorityQueue,
+    QueueBase,
+    RandomShuffleQueue,
+)
 from graphcore.ops.reader_ops import matching_files
 from graphcore.ops.string_ops import decode_base64, encode_base64
+from graphcore.train.input import match_filenames_once
 
-__all__ = ["FixedLenFeature", "FixedLenSequenceFeature", "TFRecordCompressionType",
-           "TFRecordOptions", "TFRecordWriter", "VarLenFeature", "decode_base64",
-           "decode_csv", "decode_raw", "encode_base64", "gfile", "matching_files",
-           "parse_example", "parse_single_example", "parse_tensor", "read_file",
-           "serialize_tensor", "tf_record_iterator", "write_file"]
+__all__ = ["FixedLenFeature", "FixedLenSequenceFeature", "PaddingFIFOQueue", "PriorityQueue",
+           "QueueBase", "RandomShuffleQueue", "TFRecordCompressionType", "TFRecordOptions",
+           "TFRecordWriter", "VarLenFeature", "decode_base64", "decode_compressed",
+           "decode_csv", "decode_raw", "encode_base64", "gfile", "match_filenames_once",
+           "matching_files", "parse_example", "parse_single_example", "parse_tensor",
+           "read_file", "serialize_tensor", "tf_record_iterator", "write_file",
+           "write_graph"]

@@ -15,6 +15,7 @@ from graphcore.framework import dtypes as dtypes_lib
 from graphcore.framework import errors, tensor_util
 from graphcore.framework import tensor_shape as shape_lib
 from graphcore.kernels.registry import KernelContext, register_kernel
+from graphcore.lib.io import tf_record
 from graphcore.protobuf import example_pb2, tensor_pb2
 
 _LIST_OF = {dtypes_lib.float32: "float_list", dtypes_lib.int64: "int64_list",
@@ -305,6 +306,18 @@ def _decode_csv(ctx: KernelContext):
                 else:
                     columns[f].append(_csv_value(field, dtype, f, i))
         return tuple(_array(col, dtype, recs.shape) for col, dtype in zip(columns, types))
+
+    return compute
+
+
+@register_kernel("DecodeCompressed")
+def _decode_compressed(ctx: KernelContext):
+    compression_type = ctx.attr("compression_type").decode()
+
+    def compute(data):
+        a = np.asarray(data, dtype=object)
+        return (_array([tf_record.decompress(bytes(s), compression_type)
+                        for s in a.reshape(-1)], dtypes_lib.string, a.shape),)
 
     return compute
 

@@ -1,6 +1,6 @@
 """Parsing ops (TF's parsing_ops): tf.train.Example protos (ParseExampleV2 with
 FixedLenFeature, VarLenFeature, FixedLenSequenceFeature), DecodeRaw, DecodeCSV,
-SerializeTensor and ParseTensor. Kernels: :mod:`graphcore.kernels.parsing_kernels`.
+DecodeCompressed, SerializeTensor and ParseTensor. Kernels: :mod:`graphcore.kernels.parsing_kernels`.
 
 Not built: SparseFeature, RaggedFeature, SequenceExample parsing (parse_sequence_example).
 """
@@ -21,8 +21,8 @@ from graphcore.framework.sparse_tensor import SparseTensor
 from graphcore.framework.tensor_conversion import convert_to_tensor
 from graphcore.ops import array_ops, control_flow_ops, math_ops
 
-__all__ = ["FixedLenFeature", "FixedLenSequenceFeature", "VarLenFeature", "decode_csv",
-           "decode_raw", "parse_example", "parse_single_example", "parse_tensor",
+__all__ = ["FixedLenFeature", "FixedLenSequenceFeature", "VarLenFeature", "decode_compressed",
+           "decode_csv", "decode_raw", "parse_example", "parse_single_example", "parse_tensor",
            "serialize_tensor"]
 
 _PARSE_TYPES = "{float, int64, string}"
@@ -86,7 +86,11 @@ op_registry.register_op("SerializeTensor").input("tensor: T").output("serialized
 op_registry.register_op("ParseTensor").input("serialized: string").output("output: out_type") \
     .attr("out_type: type").shape_fn(lambda op: [shape_lib.unknown_shape()])
 
-for _op in ("ParseExampleV2", "DecodeRaw", "DecodeCSV", "SerializeTensor", "ParseTensor"):
+op_registry.register_op("DecodeCompressed").input("bytes: string").output("output: string") \
+    .attr("compression_type: string = ''").shape_fn(lambda op: [op._inputs[0].shape])
+
+for _op in ("ParseExampleV2", "DecodeRaw", "DecodeCSV", "DecodeCompressed", "SerializeTensor",
+            "ParseTensor"):
     NotDifferentiable(_op)
 
 
@@ -285,6 +289,13 @@ def decode_csv(records: Any, record_defaults: list, field_delim: str = ",",
                     record_defaults=list(record_defaults), field_delim=field_delim,
                     use_quote_delim=use_quote_delim, na_value=na_value,
                     select_cols=list(select_cols or [])).outputs
+
+
+def decode_compressed(bytes: Any, compression_type: str = "",  # noqa: A002 - TF's name
+                      name: str | None = None) -> ops_lib.Tensor:
+    """Each string of ``bytes`` inflated per ``compression_type`` ("", "ZLIB", "GZIP")."""
+    return apply_op("DecodeCompressed", name=name, bytes=bytes,
+                    compression_type=compression_type).outputs[0]
 
 
 def serialize_tensor(tensor: Any, name: str | None = None) -> ops_lib.Tensor:

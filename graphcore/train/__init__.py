@@ -22,3 +22,4 @@ from graphcore.train.input import *
 from graphcore.train.queue_runner import *
 from graphcore.protobuf.example_pb2 import Example, SequenceExample
 from graphcore.protobuf.feature_pb2 import BytesList, Feature, FeatureList, FeatureLists, Features, FloatList, Int64List
+from graphcore.framework.graph_io import write_graph

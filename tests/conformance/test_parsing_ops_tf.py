@@ -4,7 +4,9 @@ outputs (values, dtypes, static shapes, node names), decode_raw, decode_csv,
 serialize_tensor / parse_tensor, read_file / write_file, and error classes. Skipped
 without TensorFlow."""
 
+import gzip
 import os
+import zlib
 
 import numpy as np
 import pytest
@@ -163,6 +165,11 @@ OPS = {
                                                           [t.constant([], t.int32), [0]]),
     "decode_csv_bad_int": lambda t: t.decode_csv(t.constant(["1.5"]), [[0]]),
     "decode_csv_field_count": lambda t: t.decode_csv(t.constant(["1,2,3"]), [[0], [0]]),
+    "decode_compressed": lambda t: [
+        t.decode_compressed(t.constant([zlib.compress(b"abc" * 9), zlib.compress(b"")]),
+                            "ZLIB"),
+        t.io.decode_compressed(t.constant([[gzip.compress(b"\x00z")]]), compression_type="GZIP"),
+        t.decode_compressed(t.constant(b"plain"))],
     "serialize_tensor": lambda t: [
         t.serialize_tensor(t.constant([[1.0, 2.0]])),
         t.serialize_tensor(t.constant(3, t.int64)),
@@ -214,3 +221,17 @@ def test_read_and_write_file_match_tf(tmp_path):
         results.append((nodes, value, type(err.value).__name__, read.shape.as_list()))
     assert results[0] == results[1]
     assert results[0][1] == b"\x00contents\xff"
+
+
+def test_write_graph_matches_tf(tmp_path):
+    written = []
+    for lib in (tf, tf1):
+        with lib.Graph().as_default() as g:
+            lib.add(lib.constant(1.5, name="a"), lib.constant([2.0, 0.25]), name="sum")
+            text = lib.train.write_graph(g, str(tmp_path / lib.__name__ / "d"), "g.pbtxt")
+            binary = lib.io.write_graph(g.as_graph_def(), str(tmp_path / lib.__name__),
+                                        "g.pb", as_text=False)
+        written.append((os.path.relpath(text, tmp_path / lib.__name__),
+                        open(text).read().split("versions")[0],
+                        type(tf1.GraphDef.FromString(open(binary, "rb").read())).__name__))
+    assert written[0] == written[1]

@@ -123,3 +123,16 @@ def test_read_and_write_file(tmp_path):
     assert _run(tf.io.read_file(path)) == b"data"
     with pytest.raises(tf.errors.NotFoundError):
         _run(tf.read_file(str(tmp_path / "absent")))
+
+
+def test_decode_compressed():
+    import gzip
+    import zlib
+
+    out = tf.decode_compressed(tf.constant([[zlib.compress(b"ab")], [zlib.compress(b"")]]),
+                               "ZLIB")
+    assert out.shape.as_list() == [2, 1]
+    assert _run(out).tolist() == [[b"ab"], [b""]]
+    assert _run(tf.io.decode_compressed(gzip.compress(b"z"), "GZIP")) == b"z"
+    with pytest.raises(tf.errors.DataLossError):
+        _run(tf.decode_compressed(tf.constant(b"not zlib"), "ZLIB"))
