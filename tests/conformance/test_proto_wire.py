@@ -22,6 +22,7 @@ import graphcore.protobuf as gc_protobuf  # noqa: E402
 # composite tensor infos.
 SUBSET_FILES = {"config", "meta_graph"}
 TF_PACKAGES = ("tensorflow.core.framework", "tensorflow.core.protobuf", "tensorflow.core.util",
+               "tensorflow.core.example",
                "tensorflow.python.training")
 
 OUR_MODULES = {
