@@ -1,5 +1,7 @@
 """The sparse training ops (TF's ``training_ops.cc``): SparseApplyMomentum,
-SparseApplyAdagrad, SparseApplyRMSProp, SparseApplyCenteredRMSProp over ref variables and
+SparseApplyAdagrad, SparseApplyRMSProp, SparseApplyCenteredRMSProp, SparseApplyFtrl(V2),
+SparseApplyAdadelta, SparseApplyProximalGradientDescent, SparseApplyProximalAdagrad and
+SparseApplyAdagradDA over ref variables and
 their ResourceSparseApply* twins over resource handles. Each updates only the rows
 ``indices`` of the variable and its slots with the matching rows of ``grad`` (what TF1's
 optimizers emit for IndexedSlices gradients). Kernels live in
@@ -53,7 +55,7 @@ def _register(op_type: str, refs: list[str], values: list[str], grad_index: int,
     n = len(refs) + len(values) + 1
     grad = grad_index
     scalars = tuple(i for i in range(len(refs), n) if i not in (grad, grad + 1))
-    value_specs = [f"{v}: T" for v in values]
+    value_specs = [v if ":" in v else f"{v}: T" for v in values]
     value_specs.insert(values.index("grad") + 1, "indices: Tindices")
     for resource in (False, True):
         name = "Resource" + op_type if resource else op_type
@@ -81,6 +83,18 @@ _register("SparseApplyRMSProp", ["var", "ms", "mom"],
           ["lr", "rho", "momentum", "epsilon", "grad"], 7)
 _register("SparseApplyCenteredRMSProp", ["var", "mg", "ms", "mom"],
           ["lr", "rho", "momentum", "epsilon", "grad"], 8)
+_register("SparseApplyFtrl", ["var", "accum", "linear"], ["grad", "lr", "l1", "l2", "lr_power"],
+          3, ("multiply_linear_by_lr: bool = false",))
+_register("SparseApplyFtrlV2", ["var", "accum", "linear"],
+          ["grad", "lr", "l1", "l2", "l2_shrinkage", "lr_power"], 3,
+          ("multiply_linear_by_lr: bool = false",))
+_register("SparseApplyAdadelta", ["var", "accum", "accum_update"],
+          ["lr", "rho", "epsilon", "grad"], 6)
+_register("SparseApplyProximalGradientDescent", ["var"], ["alpha", "l1", "l2", "grad"], 4)
+_register("SparseApplyProximalAdagrad", ["var", "accum"], ["lr", "l1", "l2", "grad"], 5)
+_register("SparseApplyAdagradDA", ["var", "gradient_accumulator",
+                                   "gradient_squared_accumulator"],
+          ["grad", "lr", "l1", "l2", "global_step: int64"], 3)
 
 
 def _apply(op_type: str, name: str | None, refs: dict, **kwargs: Any) -> Any:
@@ -125,4 +139,61 @@ def sparse_apply_centered_rms_prop(var: Any, mg: Any, ms: Any, mom: Any, lr: Any
     return _apply("SparseApplyCenteredRMSProp", name,
                   {"var": var, "mg": mg, "ms": ms, "mom": mom}, lr=lr, rho=rho,
                   momentum=momentum, epsilon=epsilon, grad=grad, indices=indices,
+                  use_locking=use_locking)
+
+
+def sparse_apply_ftrl(var: Any, accum: Any, linear: Any, grad: Any, indices: Any, lr: Any,
+                      l1: Any, l2: Any, lr_power: Any, use_locking: bool = False,
+                      multiply_linear_by_lr: bool = False, name: str | None = None) -> Any:
+    """ApplyFtrl on the rows ``indices``."""
+    return _apply("SparseApplyFtrl", name, {"var": var, "accum": accum, "linear": linear},
+                  grad=grad, indices=indices, lr=lr, l1=l1, l2=l2, lr_power=lr_power,
+                  use_locking=use_locking, multiply_linear_by_lr=multiply_linear_by_lr)
+
+
+def sparse_apply_ftrl_v2(var: Any, accum: Any, linear: Any, grad: Any, indices: Any, lr: Any,
+                         l1: Any, l2: Any, l2_shrinkage: Any, lr_power: Any,
+                         use_locking: bool = False, multiply_linear_by_lr: bool = False,
+                         name: str | None = None) -> Any:
+    """ApplyFtrlV2 on the rows ``indices``."""
+    return _apply("SparseApplyFtrlV2", name, {"var": var, "accum": accum, "linear": linear},
+                  grad=grad, indices=indices, lr=lr, l1=l1, l2=l2, l2_shrinkage=l2_shrinkage,
+                  lr_power=lr_power, use_locking=use_locking,
+                  multiply_linear_by_lr=multiply_linear_by_lr)
+
+
+def sparse_apply_adadelta(var: Any, accum: Any, accum_update: Any, lr: Any, rho: Any,
+                          epsilon: Any, grad: Any, indices: Any, use_locking: bool = False,
+                          name: str | None = None) -> Any:
+    """ApplyAdadelta on the rows ``indices``."""
+    return _apply("SparseApplyAdadelta", name,
+                  {"var": var, "accum": accum, "accum_update": accum_update}, lr=lr, rho=rho,
+                  epsilon=epsilon, grad=grad, indices=indices, use_locking=use_locking)
+
+
+def sparse_apply_proximal_gradient_descent(var: Any, alpha: Any, l1: Any, l2: Any, grad: Any,
+                                           indices: Any, use_locking: bool = False,
+                                           name: str | None = None) -> Any:
+    """ApplyProximalGradientDescent on the rows ``indices``."""
+    return _apply("SparseApplyProximalGradientDescent", name, {"var": var}, alpha=alpha,
+                  l1=l1, l2=l2, grad=grad, indices=indices, use_locking=use_locking)
+
+
+def sparse_apply_proximal_adagrad(var: Any, accum: Any, lr: Any, l1: Any, l2: Any, grad: Any,
+                                  indices: Any, use_locking: bool = False,
+                                  name: str | None = None) -> Any:
+    """ApplyProximalAdagrad on the rows ``indices``."""
+    return _apply("SparseApplyProximalAdagrad", name, {"var": var, "accum": accum}, lr=lr,
+                  l1=l1, l2=l2, grad=grad, indices=indices, use_locking=use_locking)
+
+
+def sparse_apply_adagrad_da(var: Any, gradient_accumulator: Any,
+                            gradient_squared_accumulator: Any, grad: Any, indices: Any, lr: Any,
+                            l1: Any, l2: Any, global_step: Any, use_locking: bool = False,
+                            name: str | None = None) -> Any:
+    """ApplyAdagradDA on the rows ``indices``."""
+    return _apply("SparseApplyAdagradDA", name,
+                  {"var": var, "gradient_accumulator": gradient_accumulator,
+                   "gradient_squared_accumulator": gradient_squared_accumulator},
+                  grad=grad, indices=indices, lr=lr, l1=l1, l2=l2, global_step=global_step,
                   use_locking=use_locking)

@@ -1,5 +1,7 @@
 """The dense training ops on ref variables (TF's ``training_ops.cc``): ApplyGradientDescent,
-ApplyMomentum, ApplyAdagrad, ApplyAdagradV2, ApplyAdam, ApplyRMSProp, ApplyCenteredRMSProp.
+ApplyMomentum, ApplyAdagrad, ApplyAdagradV2, ApplyAdam, ApplyRMSProp, ApplyCenteredRMSProp,
+ApplyFtrl(V2), ApplyAdadelta, ApplyProximalGradientDescent, ApplyProximalAdagrad and
+ApplyAdagradDA.
 
 Each takes the variable (and its slots) as ``Ref(T)`` inputs, updates them in place and
 returns the variable's ref.  The wrappers below are ``gen_training_ops``' Python names;
@@ -61,7 +63,7 @@ def _register(op_type: str, refs: list[str], values: list[str], grad_index: int,
         for ref in refs:
             builder.input(f"{ref}: resource" if resource else f"{ref}: Ref(T)")
         for value in values:
-            builder.input(f"{value}: T")
+            builder.input(value if ":" in value else f"{value}: T")
         if not resource:
             builder.output("out: Ref(T)")
         builder.attr("T: numbertype").attr("use_locking: bool = false")
@@ -86,6 +88,16 @@ _register("ApplyAdam", ["var", "m", "v"],
 _register("ApplyRMSProp", ["var", "ms", "mom"], ["lr", "rho", "momentum", "epsilon", "grad"], 7)
 _register("ApplyCenteredRMSProp", ["var", "mg", "ms", "mom"],
           ["lr", "rho", "momentum", "epsilon", "grad"], 8)
+_register("ApplyFtrl", ["var", "accum", "linear"], ["grad", "lr", "l1", "l2", "lr_power"], 3,
+          ("multiply_linear_by_lr: bool = false",))
+_register("ApplyFtrlV2", ["var", "accum", "linear"],
+          ["grad", "lr", "l1", "l2", "l2_shrinkage", "lr_power"], 3,
+          ("multiply_linear_by_lr: bool = false",))
+_register("ApplyAdadelta", ["var", "accum", "accum_update"], ["lr", "rho", "epsilon", "grad"], 6)
+_register("ApplyProximalGradientDescent", ["var"], ["alpha", "l1", "l2", "delta"], 4)
+_register("ApplyProximalAdagrad", ["var", "accum"], ["lr", "l1", "l2", "grad"], 5)
+_register("ApplyAdagradDA", ["var", "gradient_accumulator", "gradient_squared_accumulator"],
+          ["grad", "lr", "l1", "l2", "global_step: int64"], 3)
 
 
 def _apply(op_type: str, name: str | None, refs: dict, **kwargs: Any) -> Any:
@@ -156,4 +168,62 @@ def apply_centered_rms_prop(var: Any, mg: Any, ms: Any, mom: Any, lr: Any, rho: 
     """RMSProp normalized by the centered second moment ms - mg ** 2."""
     return _apply("ApplyCenteredRMSProp", name, {"var": var, "mg": mg, "ms": ms, "mom": mom},
                   lr=lr, rho=rho, momentum=momentum, epsilon=epsilon, grad=grad,
+                  use_locking=use_locking)
+
+
+def apply_ftrl(var: Any, accum: Any, linear: Any, grad: Any, lr: Any, l1: Any, l2: Any,
+               lr_power: Any, use_locking: bool = False, multiply_linear_by_lr: bool = False,
+               name: str | None = None) -> ops_lib.Tensor:
+    """The FTRL-proximal update (McMahan et al., 2013) of var, accum and linear."""
+    return _apply("ApplyFtrl", name, {"var": var, "accum": accum, "linear": linear},
+                  grad=grad, lr=lr, l1=l1, l2=l2, lr_power=lr_power, use_locking=use_locking,
+                  multiply_linear_by_lr=multiply_linear_by_lr)
+
+
+def apply_ftrl_v2(var: Any, accum: Any, linear: Any, grad: Any, lr: Any, l1: Any, l2: Any,
+                  l2_shrinkage: Any, lr_power: Any, use_locking: bool = False,
+                  multiply_linear_by_lr: bool = False,
+                  name: str | None = None) -> ops_lib.Tensor:
+    """ApplyFtrl with the shrinkage L2 term: linear sees grad + 2 * l2_shrinkage * var."""
+    return _apply("ApplyFtrlV2", name, {"var": var, "accum": accum, "linear": linear},
+                  grad=grad, lr=lr, l1=l1, l2=l2, l2_shrinkage=l2_shrinkage,
+                  lr_power=lr_power, use_locking=use_locking,
+                  multiply_linear_by_lr=multiply_linear_by_lr)
+
+
+def apply_adadelta(var: Any, accum: Any, accum_update: Any, lr: Any, rho: Any, epsilon: Any,
+                   grad: Any, use_locking: bool = False,
+                   name: str | None = None) -> ops_lib.Tensor:
+    """accum = rho * accum + (1 - rho) * grad ** 2; update = sqrt(accum_update + eps) /
+    sqrt(accum + eps) * grad; var -= lr * update; accum_update likewise of update ** 2."""
+    return _apply("ApplyAdadelta", name,
+                  {"var": var, "accum": accum, "accum_update": accum_update},
+                  lr=lr, rho=rho, epsilon=epsilon, grad=grad, use_locking=use_locking)
+
+
+def apply_proximal_gradient_descent(var: Any, alpha: Any, l1: Any, l2: Any, delta: Any,
+                                    use_locking: bool = False,
+                                    name: str | None = None) -> ops_lib.Tensor:
+    """FOBOS: prox = var - alpha * delta; var = sign(prox) * max(|prox| - alpha * l1, 0)
+    / (1 + alpha * l2)."""
+    return _apply("ApplyProximalGradientDescent", name, {"var": var}, alpha=alpha, l1=l1,
+                  l2=l2, delta=delta, use_locking=use_locking)
+
+
+def apply_proximal_adagrad(var: Any, accum: Any, lr: Any, l1: Any, l2: Any, grad: Any,
+                           use_locking: bool = False,
+                           name: str | None = None) -> ops_lib.Tensor:
+    """FOBOS with Adagrad's learning rate lr / sqrt(accum) (accum += grad ** 2 first)."""
+    return _apply("ApplyProximalAdagrad", name, {"var": var, "accum": accum}, lr=lr, l1=l1,
+                  l2=l2, grad=grad, use_locking=use_locking)
+
+
+def apply_adagrad_da(var: Any, gradient_accumulator: Any, gradient_squared_accumulator: Any,
+                     grad: Any, lr: Any, l1: Any, l2: Any, global_step: Any,
+                     use_locking: bool = False, name: str | None = None) -> ops_lib.Tensor:
+    """Adagrad dual averaging: var from the accumulated gradient and squared gradient."""
+    return _apply("ApplyAdagradDA", name,
+                  {"var": var, "gradient_accumulator": gradient_accumulator,
+                   "gradient_squared_accumulator": gradient_squared_accumulator},
+                  grad=grad, lr=lr, l1=l1, l2=l2, global_step=global_step,
                   use_locking=use_locking)

@@ -14,10 +14,15 @@ import graphcore as tf  # noqa: E402
 from graphcore.kernels import training_kernels  # noqa: E402, F401 - registers the kernels
 from graphcore.ops import math_ops  # noqa: E402
 from graphcore.train import (  # noqa: E402
+    adadelta,
     adagrad,
+    adagrad_da,
     adam,
+    ftrl,
     gradient_descent,
     momentum,
+    proximal_adagrad,
+    proximal_gradient_descent,
     rmsprop,
     training_util,
 )
@@ -39,6 +44,11 @@ OURS = {
     "AdagradOptimizer": adagrad.AdagradOptimizer,
     "AdamOptimizer": adam.AdamOptimizer,
     "RMSPropOptimizer": rmsprop.RMSPropOptimizer,
+    "FtrlOptimizer": ftrl.FtrlOptimizer,
+    "AdadeltaOptimizer": adadelta.AdadeltaOptimizer,
+    "ProximalGradientDescentOptimizer": proximal_gradient_descent.ProximalGradientDescentOptimizer,
+    "ProximalAdagradOptimizer": proximal_adagrad.ProximalAdagradOptimizer,
+    "AdagradDAOptimizer": adagrad_da.AdagradDAOptimizer,
 }
 
 CASES = {
@@ -51,10 +61,28 @@ CASES = {
     "rmsprop": ("RMSPropOptimizer", dict(learning_rate=0.01)),
     "rmsprop_centered": ("RMSPropOptimizer", dict(learning_rate=0.01, momentum=0.5,
                                                   centered=True)),
+    "ftrl": ("FtrlOptimizer", dict(learning_rate=0.3)),
+    "ftrl_l1_l2_beta": ("FtrlOptimizer", dict(learning_rate=0.3, l1_regularization_strength=0.01,
+                                               l2_regularization_strength=0.02, beta=0.1)),
+    "ftrl_shrinkage_power": ("FtrlOptimizer", dict(
+        learning_rate=0.3, learning_rate_power=-0.6, l1_regularization_strength=0.001,
+        l2_shrinkage_regularization_strength=0.01, accum_name="acc", linear_name="lin")),
+    "adadelta": ("AdadeltaOptimizer", dict(learning_rate=1.0, rho=0.9, epsilon=1e-6)),
+    "proximal_sgd": ("ProximalGradientDescentOptimizer", dict(learning_rate=0.05)),
+    "proximal_sgd_l1_l2": ("ProximalGradientDescentOptimizer", dict(
+        learning_rate=0.05, l1_regularization_strength=0.01, l2_regularization_strength=0.01)),
+    "proximal_adagrad": ("ProximalAdagradOptimizer", dict(learning_rate=0.3)),
+    "proximal_adagrad_l1_l2": ("ProximalAdagradOptimizer", dict(
+        learning_rate=0.3, l1_regularization_strength=0.01, l2_regularization_strength=0.01)),
+    "adagrad_da": ("AdagradDAOptimizer", dict(learning_rate=0.3)),
+    "adagrad_da_l1_l2": ("AdagradDAOptimizer", dict(
+        learning_rate=0.3, l1_regularization_strength=0.001, l2_regularization_strength=0.01)),
 }
 
 
 def _optimizer(lib, cls_name, kwargs):
+    if cls_name == "AdagradDAOptimizer":
+        kwargs = dict(kwargs, global_step=_global_step(lib))
     if lib is tf:
         return OURS[cls_name](**kwargs)
     return getattr(tf1.train, cls_name)(**kwargs)
@@ -110,6 +138,46 @@ def test_loss_curve_matches_tf(case):
     np.testing.assert_allclose(b, ref_b, rtol=1e-4, atol=1e-5)
     assert step == ref_step == 50
     assert ours[-1] < ours[0]
+
+
+# -- IndexedSlices gradients (embedding lookups) -----------------------------------------
+
+EMB_INIT = _RNG.normal(size=(6, 3)).astype(np.float32)
+IDS = np.array([[0, 2, 2], [5, 1, 2]], np.int32)
+TARGET = _RNG.normal(size=(2, 3, 1)).astype(np.float32)
+
+
+def _sparse_train(lib, cls_name, kwargs, use_resource, steps=6):
+    """Trains an embedding table (IndexedSlices gradient, repeated ids) and a dense
+    projection; returns both variables and every slot after ``steps`` steps."""
+    mod = tf if lib is tf else tf1
+    graph = tf.Graph() if lib is tf else tf1.Graph()
+    with graph.as_default():
+        emb = mod.Variable(EMB_INIT, name="emb", use_resource=use_resource)
+        w = mod.Variable(W_INIT[:3], name="w", use_resource=use_resource)
+        looked_up = mod.nn.embedding_lookup(emb, IDS)
+        pred = mod.reshape(mod.matmul(mod.reshape(looked_up, [-1, 3]), w), [2, 3, 1])
+        loss = mod.reduce_sum(mod.square(pred - TARGET))
+        step = _global_step(lib)
+        opt = _optimizer(lib, cls_name, kwargs)
+        train = opt.minimize(loss, global_step=step)
+        slots = [opt.get_slot(v, n) for v in (emb, w) for n in opt.get_slot_names()]
+        with mod.Session(graph=graph) as sess:
+            sess.run(mod.global_variables_initializer())
+            for _ in range(steps):
+                sess.run(train)
+            return sess.run([emb, w] + slots)
+
+
+@pytest.mark.parametrize("use_resource", [False, True], ids=["ref", "resource"])
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_sparse_gradients_match_tf(case, use_resource):
+    cls_name, kwargs = CASES[case]
+    ours = _sparse_train(tf, cls_name, kwargs, use_resource)
+    theirs = _sparse_train(tf_ref, cls_name, kwargs, use_resource)
+    assert len(ours) == len(theirs)
+    for a, b in zip(ours, theirs):
+        np.testing.assert_allclose(a, b, rtol=2e-5, atol=1e-6)
 
 
 # -- the graph apply_gradients builds -------------------------------------------------------
@@ -237,6 +305,20 @@ RAW_CASES = {
         lr=S(0.01), rho=S(0.9), momentum=S(0.5), epsilon=S(1e-6), grad=_G), {}),
     "ApplyCenteredRMSProp": (dict(var=_V, mg=_G * 0.01, ms=_POS, mom=_G * 0.1), dict(
         lr=S(0.01), rho=S(0.9), momentum=S(0.5), epsilon=S(1e-6), grad=_G), {}),
+    "ApplyFtrl": (dict(var=_V, accum=_POS, linear=_G * 0.1), dict(
+        grad=_G, lr=S(0.2), l1=S(0.05), l2=S(0.1), lr_power=S(-0.7)),
+        dict(multiply_linear_by_lr=True)),
+    "ApplyFtrlV2": (dict(var=_V, accum=_POS, linear=_G * 0.1), dict(
+        grad=_G, lr=S(0.2), l1=S(0.05), l2=S(0.1), l2_shrinkage=S(0.03), lr_power=S(-0.5)), {}),
+    "ApplyAdadelta": (dict(var=_V, accum=_POS, accum_update=_POS * 0.5), dict(
+        lr=S(0.5), rho=S(0.9), epsilon=S(1e-6), grad=_G), {}),
+    "ApplyProximalGradientDescent": (dict(var=_V), dict(
+        alpha=S(0.1), l1=S(0.2), l2=S(0.1), delta=_G), {}),
+    "ApplyProximalAdagrad": (dict(var=_V, accum=_POS), dict(
+        lr=S(0.1), l1=S(0.05), l2=S(0.1), grad=_G), {}),
+    "ApplyAdagradDA": (dict(var=_V, gradient_accumulator=_G, gradient_squared_accumulator=_POS),
+                       dict(grad=_G, lr=S(0.1), l1=S(0.05), l2=S(0.1),
+                            global_step=np.int64(7)), {}),
 }
 
 
