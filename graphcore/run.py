@@ -15,6 +15,7 @@ import graphcore
 from graphcore import compat
 from graphcore.tutorials import mnist
 from graphcore.tutorials.mnist import input_data
+from graphcore.tutorials.mnist import mnist as mnist_model
 
 ALIASES = {
     "tensorflow": graphcore,
@@ -24,6 +25,7 @@ ALIASES = {
     "tensorflow.examples.tutorials": sys.modules["graphcore.tutorials"],
     "tensorflow.examples.tutorials.mnist": mnist,
     "tensorflow.examples.tutorials.mnist.input_data": input_data,
+    "tensorflow.examples.tutorials.mnist.mnist": mnist_model,
 }
 
 

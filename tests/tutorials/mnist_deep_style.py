@@ -89,4 +89,4 @@ if __name__ == "__main__":
     parser.add_argument("--steps", type=int, default=300)
     parser.add_argument("--seed", type=int, default=0)
     FLAGS, unparsed = parser.parse_known_args()
-    main([sys.argv[0]] + unparsed)
+    tf.app.run(main=main, argv=[sys.argv[0]] + unparsed)

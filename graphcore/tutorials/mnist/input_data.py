@@ -23,18 +23,24 @@ class DataSet:
     """Images (uint8 0-255, or float32 scaled to [0, 1]) and labels, batched by
     ``next_batch`` with TF's epoch and shuffle behaviour."""
 
-    def __init__(self, images: np.ndarray, labels: np.ndarray, dtype: Any = np.float32,
+    def __init__(self, images: np.ndarray | None, labels: np.ndarray | None,
+                 fake_data: bool = False, one_hot: bool = False, dtype: Any = np.float32,
                  reshape: bool = True, seed: int | None = None):
         dtype = np.dtype(getattr(dtype, "as_numpy_dtype", dtype))
         if dtype not in (np.uint8, np.float32):
             raise TypeError(f"Invalid image dtype {dtype!r}, expected uint8 or float32")
-        assert images.shape[0] == labels.shape[0], (images.shape, labels.shape)
-        if reshape:
-            images = images.reshape(images.shape[0], -1)
-        if dtype == np.float32:
-            images = images.astype(np.float32) * (1.0 / 255.0)
+        self.fake_data = fake_data
+        self.one_hot = one_hot
+        if fake_data:
+            self._num_examples = 10000
+        else:
+            assert images.shape[0] == labels.shape[0], (images.shape, labels.shape)
+            self._num_examples = images.shape[0]
+            if reshape:
+                images = images.reshape(images.shape[0], -1)
+            if dtype == np.float32:
+                images = images.astype(np.float32) * (1.0 / 255.0)
         self._images, self._labels = images, labels
-        self._num_examples = images.shape[0]
         self._epochs_completed = 0
         self._index_in_epoch = 0
         self._rng = np.random.default_rng(seed)
@@ -46,8 +52,12 @@ class DataSet:
 
     def next_batch(self, batch_size: int, fake_data: bool = False,
                    shuffle: bool = True) -> tuple[np.ndarray, np.ndarray]:
-        """The next ``batch_size`` examples (reshuffled at every epoch)."""
-        del fake_data
+        """The next ``batch_size`` examples (reshuffled at every epoch); with
+        ``fake_data``, ``batch_size`` copies of an all-ones image of label 0."""
+        if fake_data:
+            image = [1] * 784
+            label = [1] + [0] * 9 if self.one_hot else 0
+            return [image] * batch_size, [label] * batch_size
         start = self._index_in_epoch
         if self._epochs_completed == 0 and start == 0 and shuffle:
             self._shuffle()
@@ -121,8 +131,14 @@ def stand_in_mnist(seed: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray, n
 def read_data_sets(train_dir: str, fake_data: bool = False, one_hot: bool = False,
                    dtype: Any = np.float32, reshape: bool = True, validation_size: int = 5000,
                    seed: int | None = None, source_url: str | None = None) -> Datasets:
-    """MNIST from ``train_dir`` (the four gz files), or the offline stand-in."""
-    del fake_data, source_url
+    """MNIST from ``train_dir`` (the four gz files), or the offline stand-in; with
+    ``fake_data``, three fake sets (see ``DataSet.next_batch``)."""
+    del source_url
+    if fake_data:
+        def fake() -> DataSet:
+            return DataSet(None, None, fake_data=True, one_hot=one_hot, dtype=dtype,
+                           seed=seed)
+        return Datasets(train=fake(), validation=fake(), test=fake())
     paths = [os.path.join(train_dir, name) for name in _FILES]
     if all(os.path.exists(p) for p in paths):
         train_images, train_labels, test_images, test_labels = (_read_idx(p) for p in paths)
@@ -135,9 +151,10 @@ def read_data_sets(train_dir: str, fake_data: bool = False, one_hot: bool = Fals
     if not 0 <= validation_size <= len(train_images):
         raise ValueError(f"Validation size should be between 0 and {len(train_images)}. "
                          f"Received: {validation_size}.")
+    options = dict(one_hot=one_hot, dtype=dtype, reshape=reshape, seed=seed)
     validation = DataSet(train_images[:validation_size], train_labels[:validation_size],
-                         dtype, reshape, seed)
-    train = DataSet(train_images[validation_size:], train_labels[validation_size:], dtype,
-                    reshape, seed)
-    test = DataSet(test_images, test_labels, dtype, reshape, seed)
+                         **options)
+    train = DataSet(train_images[validation_size:], train_labels[validation_size:],
+                    **options)
+    test = DataSet(test_images, test_labels, **options)
     return Datasets(train=train, validation=validation, test=test)
