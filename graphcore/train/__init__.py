@@ -26,6 +26,7 @@ from graphcore.train.learning_rate_decay import *
 from graphcore.train.meta_graph import *
 from graphcore.train.momentum import *
 from graphcore.train.monitored_session import *
+from graphcore.train.moving_averages import *
 from graphcore.train.optimizer import *
 from graphcore.train.proximal_adagrad import *
 from graphcore.train.proximal_gradient_descent import *
