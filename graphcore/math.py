@@ -33,3 +33,10 @@ from graphcore.ops.segment_ops import (
     segment_max, segment_mean, segment_min, segment_prod, segment_sum, unsorted_segment_max,
     unsorted_segment_mean, unsorted_segment_min, unsorted_segment_prod, unsorted_segment_sqrt_n,
 )
+from graphcore.ops.nn_activation_ops import softsign
+from graphcore.ops.nn_impl import zero_fraction
+from graphcore.ops.special_math_ops import (
+    bessel_i0, bessel_i0e, bessel_i1, bessel_i1e, cumulative_logsumexp, multiply_no_nan,
+    nextafter, reduce_euclidean_norm, xlog1py,
+)
+from graphcore import math_special as special

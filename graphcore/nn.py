@@ -2,6 +2,15 @@
 
 # ruff: noqa: F401, F403
 from graphcore import nn_rnn_cell as rnn_cell
+from graphcore.ops.embedding_ops import (
+    embedding_lookup,
+    embedding_lookup_sparse,
+    safe_embedding_lookup_sparse,
+)
+from graphcore.ops.nn_activation_ops import *
+from graphcore.ops.nn_activation_ops import __all__ as _activation_all
+from graphcore.ops.nn_impl import *
+from graphcore.ops.nn_impl import __all__ as _impl_all
 from graphcore.ops.nn_ops import *
 from graphcore.ops.nn_ops import __all__ as _nn_all
 from graphcore.ops.nn_ops import dropout_v2
@@ -14,10 +23,5 @@ from graphcore.ops.rnn import (
 )
 
 __all__ = list(_nn_all)
-from graphcore.ops.embedding_ops import (
-    embedding_lookup,
-    embedding_lookup_sparse,
-    safe_embedding_lookup_sparse,
-)
-
 __all__ += ["embedding_lookup", "embedding_lookup_sparse", "safe_embedding_lookup_sparse"]
+__all__ += list(_activation_all) + list(_impl_all)

@@ -48,6 +48,10 @@ def custom_gradient(f: Callable | None = None) -> Any:
                             "supports functions that use existing variables only")
         flat_result = [convert_to_tensor(r) for r in nest.flatten(result)]
         n_result = len(flat_result)
+        # TF's search for the variables the outputs depend on starts from an (unused)
+        # Identity of each output; built here too so the GraphDefs agree node for node.
+        for r in flat_result:
+            apply_op("Identity", input=r)
 
         @RegisterGradient(name)
         def internal_grad_fn(op: ops_lib.Operation, *result_grads: Any) -> list:

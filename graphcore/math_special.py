@@ -1,0 +1,22 @@
+"""``tf.math.special``: the special functions (graphcore.ops.special_math_ops)."""
+
+# ruff: noqa: F401
+from graphcore.ops.special_math_ops import (
+    bessel_i0,
+    bessel_i0e,
+    bessel_i1,
+    bessel_i1e,
+    bessel_j0,
+    bessel_j1,
+    bessel_k0,
+    bessel_k0e,
+    bessel_k1,
+    bessel_k1e,
+    bessel_y0,
+    bessel_y1,
+    dawsn,
+    expint,
+    fresnel_cos,
+    fresnel_sin,
+    spence,
+)

@@ -1,0 +1,196 @@
+"""Reference tier: the tf.nn activations, logistic/Poisson losses, moments family, batch
+normalization, LRN, top_k and space ops against TensorFlow's compat.v1 graph mode: the same
+GraphDef nodes (names and op types), values, static shapes and tf.gradients."""
+
+import os
+
+import numpy as np
+import pytest
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+
+import graphcore as tf  # noqa: E402
+
+tf_ref = pytest.importorskip("tensorflow")
+tf1 = tf_ref.compat.v1
+
+pytestmark = pytest.mark.usefixtures("tf_control_flow_v1")
+
+RNG = np.random.default_rng(11)
+X = (RNG.normal(size=(3, 4)) * 2).astype(np.float32)
+X[0, 1] = 0.0
+LAB = RNG.uniform(size=(3, 4)).astype(np.float32)
+IMG = RNG.normal(size=(2, 4, 6, 3)).astype(np.float32)
+
+
+def _nodes(graph_def):
+    return sorted((n.name, n.op) for n in graph_def.node)
+
+
+def _run(lib, build, grads):
+    """(values, grad values, nodes before gradients, output shapes) of build(lib)."""
+    with (tf.Graph() if lib is tf else tf_ref.Graph()).as_default() as g:
+        outs, xs = build(lib)
+        outs = list(outs) if isinstance(outs, (list, tuple)) else [outs]
+        nodes = _nodes(g.as_graph_def())
+        shapes = [o.shape.as_list() if o.shape.ndims is not None else None for o in outs]
+        dtypes = [o.dtype.name for o in outs]
+        gs = []
+        if grads:
+            ys = [o for o in outs if o.dtype.is_floating]
+            gs = [t for t in lib.gradients(ys, xs) if t is not None]
+        sess_cls = tf.Session if lib is tf else tf1.Session
+        with sess_cls() as sess:
+            values = sess.run(outs)
+            gvalues = sess.run(gs)
+    return values, gvalues, nodes, shapes, dtypes
+
+
+def _check(build, grads=True, rtol=1e-5, atol=1e-5, nodes=True):
+    got, ggot, gnodes, gshapes, gdtypes = _run(tf, build, grads)
+    want, gwant, wnodes, wshapes, wdtypes = _run(tf1, build, grads)
+    if nodes:
+        assert gnodes == wnodes
+    assert gshapes == wshapes
+    assert gdtypes == wdtypes
+    assert len(ggot) == len(gwant)
+    for g, w in zip(list(got) + list(ggot), list(want) + list(gwant)):
+        g, w = np.asarray(g), np.asarray(w)
+        assert g.shape == w.shape and g.dtype == w.dtype
+        np.testing.assert_allclose(g.astype(np.float64), w.astype(np.float64), rtol=rtol,
+                                   atol=atol)
+
+
+def _const(lib, value):
+    return lib.constant(value)
+
+
+CASES = {
+    "leaky_relu": lambda lib, x: lib.nn.leaky_relu(x),
+    "leaky_relu_alpha": lambda lib, x: lib.nn.leaky_relu(x, alpha=0.05, name="lr"),
+    "selu": lambda lib, x: lib.nn.selu(x),
+    "softsign": lambda lib, x: lib.nn.softsign(x),
+    "swish": lambda lib, x: lib.nn.swish(x),
+    "silu_beta": lambda lib, x: lib.nn.silu(x, beta=0.7),
+    "crelu": lambda lib, x: lib.nn.crelu(x),
+    "crelu_axis0": lambda lib, x: lib.nn.crelu(x, axis=0, name="cr"),
+    "relu_layer": lambda lib, x: lib.nn.relu_layer(x, lib.transpose(x), [0.5, -1.0, 0.2]),
+    "xw_plus_b": lambda lib, x: lib.nn.xw_plus_b(x, lib.transpose(x), [0.5, -1.0, 0.2]),
+    "zero_fraction": lambda lib, x: lib.nn.zero_fraction(x),
+    "math_zero_fraction": lambda lib, x: lib.math.zero_fraction(x, name="zf"),
+    "sigmoid_xent": lambda lib, x: lib.nn.sigmoid_cross_entropy_with_logits(
+        labels=LAB, logits=x),
+    "weighted_xent": lambda lib, x: lib.nn.weighted_cross_entropy_with_logits(
+        labels=LAB, logits=x, pos_weight=1.7),
+    "weighted_xent_targets": lambda lib, x: lib.nn.weighted_cross_entropy_with_logits(
+        targets=LAB, logits=x, pos_weight=0.5, name="w"),
+    "log_poisson": lambda lib, x: lib.nn.log_poisson_loss(LAB * 3, x),
+    "log_poisson_full": lambda lib, x: lib.nn.log_poisson_loss(LAB * 3, x,
+                                                               compute_full_loss=True),
+    "sufficient_statistics": lambda lib, x: [
+        t for t in lib.nn.sufficient_statistics(x, [0]) if t is not None],
+    "sufficient_statistics_shift": lambda lib, x: lib.nn.sufficient_statistics(
+        x, [1, 0], shift=0.5, keep_dims=True)[:3],
+    "normalize_moments": lambda lib, x: lib.nn.normalize_moments(
+        *lib.nn.sufficient_statistics(x, [1], shift=lib.constant(0.25))),
+    "normalize_moments_noshift": lambda lib, x: lib.nn.normalize_moments(
+        *lib.nn.sufficient_statistics(x, [0])),
+    "weighted_moments": lambda lib, x: lib.nn.weighted_moments(x, [1], LAB),
+    "weighted_moments_keep": lambda lib, x: lib.nn.weighted_moments(
+        x, [0], LAB[:1], keep_dims=True),
+    "batch_normalization": lambda lib, x: lib.nn.batch_normalization(
+        x, LAB[0], LAB[1] + 1, LAB[2], None, 1e-3),
+    "batch_normalization_scale": lambda lib, x: lib.nn.batch_normalization(
+        x, LAB[0], LAB[1] + 1, None, LAB[2], 1e-3, name="bn"),
+    "bn_global": lambda lib, x: lib.nn.batch_norm_with_global_normalization(
+        x, LAB[0], LAB[1] + 1, LAB[2], LAB[0], 1e-3, True),
+    "bn_global_noscale": lambda lib, x: lib.nn.batch_norm_with_global_normalization(
+        input=x, mean=LAB[0], variance=LAB[1] + 1, beta=LAB[2], gamma=LAB[0],
+        variance_epsilon=1e-3, scale_after_normalization=False),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_nn_composites_match_tf(case):
+    def build(lib):
+        x = _const(lib, X)
+        return CASES[case](lib, x), [x]
+
+    _check(build)
+
+
+@pytest.mark.parametrize("fn", ["leaky_relu", "selu", "softsign"])
+@pytest.mark.parametrize("dtype", [np.float16, np.float64])
+def test_activations_dtypes_match_tf(fn, dtype):
+    def build(lib):
+        x = _const(lib, X.astype(dtype))
+        return getattr(lib.nn, fn)(x), [x]
+
+    tol = 2e-3 if dtype == np.float16 else 1e-10
+    _check(build, rtol=tol, atol=tol)
+
+
+def test_leaky_relu_int_input_is_cast_like_tf():
+    _check(lambda lib: (lib.nn.leaky_relu(np.array([-3, 0, 4], np.int32)), []), grads=False)
+
+
+@pytest.mark.parametrize("fn", ["leaky_relu", "selu", "swish"])
+def test_activation_second_order_gradients_match_tf(fn):
+    def build(lib):
+        x = _const(lib, X)
+        y = getattr(lib.nn, fn)(x)
+        dx = lib.gradients(y * y, x)[0]
+        return dx, [x]
+
+    _check(build, nodes=False)
+
+
+def test_softsign_has_no_second_order_gradient_like_tf():
+    for lib in (tf, tf1):
+        with (tf.Graph() if lib is tf else tf_ref.Graph()).as_default():
+            x = lib.constant(X)
+            dx = lib.gradients(lib.nn.softsign(x), x)[0]
+            with pytest.raises(LookupError, match="SoftsignGrad"):
+                lib.gradients(dx, x)
+
+
+POS = (np.abs(X) + 0.3).astype(np.float32)
+MATH_CASES = {
+    **{f"special_{n}": (lambda lib, x, n=n: getattr(lib.math.special, n)(x))
+       for n in ["bessel_i0", "bessel_i0e", "bessel_i1", "bessel_i1e", "bessel_j0",
+                 "bessel_j1", "bessel_y0", "bessel_y1", "bessel_k0", "bessel_k0e",
+                 "bessel_k1", "bessel_k1e", "dawsn", "expint", "fresnel_cos", "fresnel_sin",
+                 "spence"]},
+    "bessel_i1e_signed": lambda lib, x: lib.math.bessel_i1e(x - 1.0, name="b"),
+    "bessel_i0_signed": lambda lib, x: lib.math.bessel_i0(x - 1.0),
+    "multiply_no_nan": lambda lib, x: lib.math.multiply_no_nan(x, X * (X > 0)),
+    "multiply_no_nan_bcast": lambda lib, x: lib.math.multiply_no_nan(
+        x, np.array([0.0, 1.0, 2.0, 0.0], np.float32)),
+    "xlog1py": lambda lib, x: lib.math.xlog1py(x * (X > 0), x),
+    "nextafter": lambda lib, x: lib.math.nextafter(x, 0.0 * x),
+    "reduce_euclidean_norm": lambda lib, x: lib.math.reduce_euclidean_norm(x),
+    "reduce_euclidean_norm_axis": lambda lib, x: lib.math.reduce_euclidean_norm(
+        x, axis=1, keepdims=True, name="n"),
+    "reduce_euclidean_norm_axis0": lambda lib, x: lib.math.reduce_euclidean_norm(x, [0]),
+    "cumulative_logsumexp": lambda lib, x: lib.math.cumulative_logsumexp(x),
+    "cumulative_logsumexp_rev": lambda lib, x: lib.math.cumulative_logsumexp(
+        x - 2.0, axis=1, exclusive=True, reverse=True),
+    "cumulative_logsumexp_excl": lambda lib, x: lib.math.cumulative_logsumexp(
+        x, axis=-1, exclusive=True, name="c"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(MATH_CASES))
+def test_math_leftovers_match_tf(case):
+    def build(lib):
+        x = _const(lib, POS)
+        return MATH_CASES[case](lib, x), [x]
+
+    _check(build, rtol=2e-5, atol=2e-5)
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.float64, np.complex64])
+def test_reduce_euclidean_norm_dtypes_match_tf(dtype):
+    x = np.array([[3, -4, 1], [2, 2, 5]]).astype(dtype)
+    _check(lambda lib: ([lib.math.reduce_euclidean_norm(x, 1),
+                         lib.math.reduce_euclidean_norm(x)], []), grads=False)
