@@ -45,6 +45,21 @@ CASES = {
     "verify_finite_fails": lambda t, x: t.verify_tensor_all_finite(t.log(x - 2.0), "m"),
     "non_decreasing": lambda t, x: t.is_non_decreasing(x),
     "strictly_increasing": lambda t, x: t.is_strictly_increasing(t.constant([1, 1, 2])),
+    "all_finite_fails": lambda t, x: t.debugging.assert_all_finite(x=t.log(x - 2.0),
+                                                                   message="m"),
+    "shapes_ok": lambda t, x: t.debugging.assert_shapes([
+        (x, ("N",)), (t.reshape(x, [3, 1]), ("N", 1)), (t.constant(2.0), ()),
+        (t.zeros([2, 3]), (..., "N"))]),
+    "shapes_static_fails": lambda t, x: t.debugging.assert_shapes([
+        (x, ("N",)), (t.zeros([2, 2]), ("N", "."))]),
+    "shapes_rank_fails": lambda t, x: t.debugging.assert_shapes({x: ("N", "Q")}),
+    "shapes_explicit_fails": lambda t, x: t.debugging.assert_shapes([(x, (4,))]),
+    "shapes_dynamic_ok": lambda t, x: t.debugging.assert_shapes([
+        (t.placeholder_with_default(x, [None]), ("N",)), (x, ("N",))]),
+    "shapes_dynamic_fails": lambda t, x: t.debugging.assert_shapes([
+        (t.placeholder_with_default(x, [None]), ("N",)), (t.zeros([2]), ("N",))]),
+    "shapes_unknown_rank_fails": lambda t, x: t.debugging.assert_shapes([
+        (t.placeholder_with_default(x, None), ("N", "M"))]),
 }
 
 
