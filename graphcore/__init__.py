@@ -111,6 +111,18 @@ from graphcore import layers, losses, nn, summary, train
 from graphcore import metrics
 from graphcore import app, flags, gfile, io, logging, python_io
 from graphcore import sparse
+from graphcore import sets
+from graphcore.framework.sparse_tensor import convert_to_tensor_or_sparse_tensor
+from graphcore.ops.sets_ops import edit_distance
+from graphcore.ops.sparse_compose_ops import sparse_reset_shape, sparse_to_indicator
+from graphcore.ops.sparse_matmul_ops import sparse_matmul
+from graphcore.ops.sparse_reduce_ops import (
+    sparse_maximum, sparse_minimum, sparse_reduce_max, sparse_reduce_max_sparse,
+    sparse_reduce_sum_sparse,
+)
+from graphcore.ops.sparse_serialize_ops import (
+    deserialize_many_sparse, serialize_many_sparse, serialize_sparse,
+)
 from graphcore import data, queue
 from graphcore import bitwise, linalg, math
 from graphcore.ops.math_compat import *

@@ -29,13 +29,18 @@ from graphcore.ops.queue_ops import (
     RandomShuffleQueue,
 )
 from graphcore.ops.reader_ops import matching_files
+from graphcore.ops.sparse_serialize_ops import (
+    deserialize_many_sparse,
+    serialize_many_sparse,
+    serialize_sparse,
+)
 from graphcore.ops.string_ops import decode_base64, encode_base64
 from graphcore.train.input import match_filenames_once
 
 __all__ = ["FixedLenFeature", "FixedLenSequenceFeature", "PaddingFIFOQueue", "PriorityQueue",
            "QueueBase", "RandomShuffleQueue", "TFRecordCompressionType", "TFRecordOptions",
            "TFRecordWriter", "VarLenFeature", "decode_base64", "decode_compressed",
-           "decode_csv", "decode_raw", "encode_base64", "gfile", "match_filenames_once",
+           "decode_csv", "decode_raw", "deserialize_many_sparse", "encode_base64", "gfile", "match_filenames_once",
            "matching_files", "parse_example", "parse_single_example", "parse_tensor",
-           "read_file", "serialize_tensor", "tf_record_iterator", "write_file",
+           "read_file", "serialize_many_sparse", "serialize_sparse", "serialize_tensor", "tf_record_iterator", "write_file",
            "write_graph"]

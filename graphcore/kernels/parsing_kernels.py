@@ -322,26 +322,64 @@ def _decode_compressed(ctx: KernelContext):
     return compute
 
 
+def _varint(n: int) -> bytes:
+    out = bytearray()
+    while n >= 0x80:
+        out.append((n & 0x7F) | 0x80)
+        n >>= 7
+    out.append(n)
+    return bytes(out)
+
+
+def parse_tensor_proto(proto: tensor_pb2.TensorProto) -> np.ndarray:
+    """The value of a TensorProto, string tensor_content included (TF's FromProto)."""
+    if proto.dtype != dtypes_lib.string.as_datatype_enum or not proto.tensor_content:
+        return tensor_util.MakeNdarray(proto)
+    data, pos, lengths = proto.tensor_content, 0, []
+    count = int(np.prod([d.size for d in proto.tensor_shape.dim]))
+    for _ in range(count):
+        n = shift = 0
+        while True:
+            byte = data[pos]
+            pos += 1
+            n |= (byte & 0x7F) << shift
+            shift += 7
+            if byte < 0x80:
+                break
+        lengths.append(n)
+    items = []
+    for n in lengths:
+        items.append(data[pos:pos + n])
+        pos += n
+    return np.array(items, dtype=object).reshape([d.size for d in proto.tensor_shape.dim])
+
+
+def tensor_proto_bytes(a: np.ndarray, dtype: dtypes_lib.DType,
+                       strings_as_content: bool = False) -> bytes:
+    """``a`` as a serialized TensorProto, byte for byte TF's: strings as string_val
+    (``AsProtoField``) or, with ``strings_as_content``, as tensor_content (TF's
+    ``AsProtoTensorContent``: the varint lengths, then the bytes); everything else
+    tensor_content."""
+    a = np.asarray(a)
+    proto = tensor_pb2.TensorProto(dtype=dtype.as_datatype_enum)
+    proto.tensor_shape.SetInParent()
+    for d in a.shape:
+        proto.tensor_shape.dim.add(size=d)
+    if dtype == dtypes_lib.string and strings_as_content:
+        items = [bytes(s) for s in a.reshape(-1)]
+        proto.tensor_content = b"".join(_varint(len(s)) for s in items) + b"".join(items)
+    elif dtype == dtypes_lib.string:
+        proto.string_val.extend(bytes(s) for s in a.reshape(-1))
+    else:
+        np_dtype = np.dtype(dtype.as_numpy_dtype).newbyteorder("<")
+        proto.tensor_content = a.astype(np_dtype, copy=False).tobytes()
+    return proto.SerializeToString()
+
+
 @register_kernel("SerializeTensor")
 def _serialize_tensor(ctx: KernelContext):
     dtype = ctx.attr("T")
-
-    def compute(tensor):
-        # TF's SerializeTensorOp: strings as string_val, everything else tensor_content
-        # (so the bytes equal TF's).
-        a = np.asarray(tensor)
-        proto = tensor_pb2.TensorProto(dtype=dtype.as_datatype_enum)
-        proto.tensor_shape.SetInParent()
-        for d in a.shape:
-            proto.tensor_shape.dim.add(size=d)
-        if dtype == dtypes_lib.string:
-            proto.string_val.extend(bytes(s) for s in a.reshape(-1))
-        else:
-            np_dtype = np.dtype(dtype.as_numpy_dtype).newbyteorder("<")
-            proto.tensor_content = a.astype(np_dtype, copy=False).tobytes()
-        return (np.asarray(proto.SerializeToString(), dtype=object),)
-
-    return compute
+    return lambda tensor: (np.asarray(tensor_proto_bytes(tensor, dtype), dtype=object),)
 
 
 @register_kernel("ParseTensor")

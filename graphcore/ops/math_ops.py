@@ -546,8 +546,29 @@ def matmul(a: Any, b: Any, transpose_a: bool = False, transpose_b: bool = False,
         if adjoint_b:
             b = conj(b)
             transpose_b = True
+        if _use_sparse_matmul(a, b, a_is_sparse, b_is_sparse):
+            # SparseMatMul always returns float32; TF casts a bfloat16 product back.
+            ret = _op("SparseMatMul", scope, a=a, b=b, transpose_a=transpose_a,
+                      transpose_b=transpose_b, a_is_sparse=a_is_sparse, b_is_sparse=b_is_sparse)
+            if a.dtype == dtypes_lib.bfloat16 and b.dtype == dtypes_lib.bfloat16:
+                ret = cast(ret, dtypes_lib.bfloat16)
+            return ret
         return _op("MatMul", scope, a=a, b=b, transpose_a=transpose_a,
                    transpose_b=transpose_b, grad_a=grad_a, grad_b=grad_b)
+
+
+def _use_sparse_matmul(a: ops_lib.Tensor, b: ops_lib.Tensor, a_is_sparse: bool,
+                       b_is_sparse: bool) -> bool:
+    """Whether matmul builds SparseMatMul (TF's rule: a sparse hint on float32/bfloat16
+    operands, or bfloat16 mixed with another type but int8/uint8)."""
+    types = (dtypes_lib.bfloat16, dtypes_lib.float32)
+    use = (a_is_sparse or b_is_sparse) and a.dtype in types and b.dtype in types
+    small_ints = (dtypes_lib.int8, dtypes_lib.uint8)
+    if (((a.dtype == dtypes_lib.bfloat16 and b.dtype not in small_ints)
+         or (b.dtype == dtypes_lib.bfloat16 and a.dtype not in small_ints))
+            and a.dtype != b.dtype):
+        use = True
+    return bool(use)
 
 
 # -- reductions -------------------------------------------------------------------------------
