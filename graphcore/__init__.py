@@ -125,6 +125,7 @@ from graphcore.ops.sparse_serialize_ops import (
 )
 from graphcore import data, queue
 from graphcore import bitwise, linalg, math
+from graphcore import image
 from graphcore.ops.math_compat import *
 from graphcore.ops.math_ops import conj
 from graphcore.ops.linalg_ops import (
