@@ -128,6 +128,8 @@ from graphcore import bitwise, linalg, math
 from graphcore import image
 from graphcore.ops.math_compat import *
 from graphcore.ops.math_ops import conj
+from graphcore.ops.sort_ops import argsort, sort
+from graphcore.ops.space_ops import *
 from graphcore.ops.linalg_ops import (
     cholesky, cholesky_solve, cross, diag, diag_part, einsum, eye, matrix_band_part,
     matrix_determinant, matrix_diag, matrix_diag_part, matrix_inverse, matrix_set_diag,

@@ -40,3 +40,4 @@ from graphcore.ops.special_math_ops import (
     nextafter, reduce_euclidean_norm, xlog1py,
 )
 from graphcore import math_special as special
+from graphcore.ops.sort_ops import top_k

@@ -21,7 +21,10 @@ from graphcore.ops.rnn import (
     static_bidirectional_rnn,
     static_rnn,
 )
+from graphcore.ops.sort_ops import top_k
+from graphcore.ops.space_ops import depth_to_space, space_to_batch, space_to_depth
 
 __all__ = list(_nn_all)
 __all__ += ["embedding_lookup", "embedding_lookup_sparse", "safe_embedding_lookup_sparse"]
-__all__ += list(_activation_all) + list(_impl_all)
+__all__ += list(_activation_all) + list(_impl_all) + ["top_k"]
+__all__ += ["depth_to_space", "space_to_batch", "space_to_depth"]

@@ -194,3 +194,116 @@ def test_reduce_euclidean_norm_dtypes_match_tf(dtype):
     x = np.array([[3, -4, 1], [2, 2, 5]]).astype(dtype)
     _check(lambda lib: ([lib.math.reduce_euclidean_norm(x, 1),
                          lib.math.reduce_euclidean_norm(x)], []), grads=False)
+
+
+TIES = np.array([[3, 1, 3, 2, 1], [0, 5, 5, 5, -1], [2, 2, 2, 2, 2]], np.float32)
+SORT_CASES = {
+    "top_k": lambda lib, x: list(lib.nn.top_k(x, 3)),
+    "top_k_k1": lambda lib, x: lib.math.top_k(x, name="tk").values,
+    "top_k_int64": lambda lib, x: list(lib.nn.top_k(x, k=5, index_type=lib.int64)),
+    "top_k_3d": lambda lib, x: list(lib.nn.top_k(lib.reshape(x, [3, 1, 5]), 2)),
+    "sort": lambda lib, x: lib.sort(x),
+    "sort_desc": lambda lib, x: lib.sort(x, direction="DESCENDING", name="s"),
+    "sort_axis0": lambda lib, x: lib.sort(x, axis=0),
+    "argsort": lambda lib, x: [lib.argsort(x), x * 1.0],
+    "argsort_axis0_desc": lambda lib, x: [lib.argsort(x, axis=0, direction="DESCENDING"),
+                                          x * 1.0],
+    "sort_int": lambda lib, x: [lib.sort(lib.cast(x, lib.int32)), x * 1.0],
+    "sort_uint8": lambda lib, x: [lib.sort(lib.cast(x + 1.0, lib.uint8)), x * 1.0],
+}
+
+
+@pytest.mark.parametrize("case", sorted(SORT_CASES))
+def test_top_k_and_sort_match_tf(case):
+    def build(lib):
+        x = _const(lib, TIES + X[:, :1].repeat(5, 1) * 0)
+        return SORT_CASES[case](lib, x), [x]
+
+    # TF's TopKV2 gradient adds int32 offsets to the indices: int64 ones fail in both.
+    _check(build, grads=case != "top_k_int64")
+
+
+def test_top_k_errors_match_tf():
+    for lib in (tf, tf1):
+        with (tf.Graph() if lib is tf else tf_ref.Graph()).as_default():
+            with pytest.raises(ValueError, match="must have last dimension >= k"):
+                lib.nn.top_k(TIES, 6)
+            k = lib.placeholder(lib.int32, [])
+            out = lib.nn.top_k(TIES, k)
+            assert out.values.shape.as_list() == [3, None]
+            err = tf.errors.InvalidArgumentError if lib is tf \
+                else tf_ref.errors.InvalidArgumentError
+            with (tf.Session if lib is tf else tf1.Session)() as sess:
+                with pytest.raises(err, match="at least k columns. Had 5, needed 7"):
+                    sess.run(out, {k: 7})
+
+
+SPACE_CASES = {
+    "space_to_batch_nd": lambda lib, x: lib.space_to_batch_nd(x, [2, 3], [[0, 0], [1, 2]]),
+    "space_to_batch_nd_1d": lambda lib, x: lib.space_to_batch_nd(x, [2], [[1, 1]], name="s"),
+    "batch_to_space_nd": lambda lib, x: lib.batch_to_space_nd(
+        lib.space_to_batch_nd(x, [2, 2], [[2, 0], [1, 1]]), [2, 2], [[1, 1], [0, 2]]),
+    "space_to_batch": lambda lib, x: lib.space_to_batch(x, [[1, 1], [0, 2]], 2),
+    "nn_space_to_batch": lambda lib, x: lib.nn.space_to_batch(x, [[0, 0], [1, 1]],
+                                                              block_size=4),
+    "batch_to_space": lambda lib, x: lib.batch_to_space(
+        lib.concat([x, x], 0), [[0, 0], [1, 0]], 2),
+    "space_to_depth": lambda lib, x: lib.space_to_depth(x, 2),
+    "nn_depth_to_space": lambda lib, x: lib.nn.depth_to_space(lib.tile(x, [1, 1, 1, 4]), 2),
+    "depth_to_space_round_trip": lambda lib, x: lib.depth_to_space(
+        lib.nn.space_to_depth(x, 2, name="s2d"), 2),
+    "extract_image_patches_valid": lambda lib, x: lib.extract_image_patches(
+        x, [1, 2, 3, 1], [1, 1, 2, 1], [1, 1, 1, 1], "VALID"),
+    "extract_image_patches_same": lambda lib, x: lib.extract_image_patches(
+        x, ksizes=[1, 3, 2, 1], strides=[1, 2, 3, 1], rates=[1, 1, 2, 1], padding="SAME"),
+    "required_paddings": lambda lib, x: list(lib.required_space_to_batch_paddings(
+        [5, 7], [2, 3], base_paddings=[[1, 0], [0, 2]])),
+    "required_paddings_dynamic": lambda lib, x: list(lib.required_space_to_batch_paddings(
+        lib.shape(lib.placeholder_with_default(x, [None] * 4))[1:3], [3, 4])),
+}
+
+
+@pytest.mark.parametrize("case", sorted(SPACE_CASES))
+def test_space_ops_match_tf(case):
+    def build(lib):
+        x = _const(lib, IMG)
+        return SPACE_CASES[case](lib, x), [x]
+
+    _check(build, rtol=1e-6, atol=1e-6)
+
+
+def test_space_ops_raw_and_partial_shapes_match_tf():
+    def build(lib):
+        x = lib.placeholder_with_default(IMG, [None, None, None, 3])
+        b = lib.placeholder_with_default(np.array([2, 2], np.int32), [2])
+        outs = [lib.space_to_batch_nd(x, [2, 2], [[0, 0], [0, 0]]),
+                lib.batch_to_space_nd(lib.concat([x, x], 0), [1, 2], [[0, 0], [0, 0]]),
+                lib.space_to_batch_nd(IMG, b, [[0, 0], [0, 0]]),
+                lib.extract_image_patches(x, [1, 2, 2, 1], [1, 2, 2, 1], [1, 1, 1, 1], "SAME")]
+        if lib is tf:
+            from graphcore.framework.op_def_library import apply_op
+            raw = apply_op("SpaceToBatch", input=IMG, paddings=[[0, 0], [0, 2]],
+                           block_size=2).outputs[0]
+            raw = [raw, apply_op("BatchToSpace", input=raw, crops=[[0, 0], [0, 2]],
+                                 block_size=2).outputs[0]]
+        else:
+            raw = tf_ref.raw_ops.SpaceToBatch(input=IMG, paddings=[[0, 0], [0, 2]],
+                                              block_size=2)
+            raw = [raw, tf_ref.raw_ops.BatchToSpace(input=raw, crops=[[0, 0], [0, 2]],
+                                                    block_size=2)]
+        return outs + raw, [x]
+
+    _check(build, nodes=False)
+
+
+@pytest.mark.parametrize("build", [
+    lambda lib: lib.space_to_depth(IMG[:, :3], 2),
+    lambda lib: lib.depth_to_space(IMG, 2),
+    lambda lib: lib.space_to_batch_nd(IMG, [2, 4], [[0, 0], [0, 0]]),
+    lambda lib: lib.batch_to_space_nd(IMG, [3, 1], [[0, 0], [0, 0]]),
+])
+def test_space_ops_shape_errors_match_tf(build):
+    for lib in (tf, tf1):
+        with (tf.Graph() if lib is tf else tf_ref.Graph()).as_default():
+            with pytest.raises(ValueError, match="evenly divisible by"):
+                build(lib)

@@ -1,0 +1,33 @@
+"""The gradient of TopKV2 (TF's ``nn_grad._TopKGrad``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from graphcore.framework import dtypes as dtypes_lib
+from graphcore.framework import ops as ops_lib
+from graphcore.framework.gradient_registry import RegisterGradient
+from graphcore.ops import array_ops, math_ops, scatter_ops, sort_ops  # noqa: F401
+
+
+@RegisterGradient("TopKV2")
+def _top_k_grad(op: ops_lib.Operation, grad: Any, _: Any) -> list:
+    in_shape = array_ops.shape(op.inputs[0])
+    ind_shape = array_ops.shape(op.outputs[1])
+    ind_lastdim = array_ops.gather(math_ops.cast(ind_shape, dtypes_lib.int64),
+                                   array_ops.size(ind_shape) - 1)
+    ind_2d = array_ops.reshape(op.outputs[1], array_ops.stack([-1, ind_lastdim]))
+    in_lastdim = array_ops.gather(math_ops.cast(in_shape, dtypes_lib.int64),
+                                  array_ops.size(in_shape) - 1)
+    outerdim = array_ops.shape(ind_2d)[0]
+    ind = array_ops.reshape(
+        ind_2d + math_ops.cast(array_ops.expand_dims(
+            math_ops.range(0, math_ops.cast(outerdim, dtypes_lib.int64) * in_lastdim,
+                           in_lastdim), -1), dtypes_lib.int32), [-1])
+    return [
+        array_ops.reshape(
+            scatter_ops.scatter_nd(array_ops.expand_dims(ind, -1),
+                                   array_ops.reshape(grad, [-1]),
+                                   [math_ops.reduce_prod(in_shape)]), in_shape),
+        array_ops.zeros([], dtype=dtypes_lib.int32),
+    ]
