@@ -124,6 +124,8 @@ from graphcore.ops.sparse_serialize_ops import (
     deserialize_many_sparse, serialize_many_sparse, serialize_sparse,
 )
 from graphcore import data, queue
+from graphcore import lookup
+from graphcore.ops.lookup_ops import initialize_all_tables, tables_initializer
 from graphcore import bitwise, linalg, math
 from graphcore import image
 from graphcore.ops.math_compat import *

@@ -15,7 +15,7 @@ __all__ = [
     "random_uniform_initializer", "random_normal_initializer", "truncated_normal_initializer",
     "variance_scaling_initializer", "glorot_uniform_initializer", "glorot_normal_initializer",
     "he_normal", "he_uniform", "lecun_normal", "lecun_uniform", "UniformUnitScaling",
-    "uniform_unit_scaling_initializer", "Orthogonal", "orthogonal_initializer",
+    "uniform_unit_scaling_initializer", "Orthogonal", "orthogonal_initializer", "Identity",
 ]
 
 
@@ -219,6 +219,9 @@ class UniformUnitScaling(Initializer):
         max_val = math.sqrt(3 / input_size) * self.factor
         return _random_ops().random_uniform(shape, -max_val, max_val, dtype, seed=self.seed)
 
+    def get_config(self) -> dict:
+        return {"factor": self.factor, "seed": self.seed, "dtype": self.dtype.name}
+
 
 uniform_unit_scaling_initializer = UniformUnitScaling
 
@@ -252,5 +255,35 @@ class Orthogonal(Initializer):
             q = linalg_ops.matrix_transpose(q)
         return self.gain * _array_ops().reshape(q, shape)
 
+    def get_config(self) -> dict:
+        return {"gain": self.gain, "seed": self.seed, "dtype": self.dtype.name}
+
 
 orthogonal_initializer = Orthogonal
+
+
+class Identity(Initializer):
+    """``gain`` times the identity matrix (2-D shapes only; TF1's
+    ``tf.initializers.identity``)."""
+
+    def __init__(self, gain: float = 1.0, dtype: Any = dtypes_lib.float32):
+        self.gain = gain
+        self.dtype = dtypes_lib.as_dtype(dtype)
+        if not self.dtype.is_floating:
+            raise ValueError(f"Expected floating point type, got {self.dtype}.")
+
+    def __call__(self, shape, dtype=None, partition_info=None):
+        from graphcore.ops import linalg_ops
+
+        full_shape = shape if partition_info is None else partition_info.full_shape
+        if len(full_shape) != 2:
+            raise ValueError("The tensor to initialize, specified by argument `shape` must "
+                             f"be at least two-dimensional. Received shape={shape}")
+        dtype = dtypes_lib.as_dtype(dtype or self.dtype)
+        initializer = linalg_ops.eye(*[int(d) for d in full_shape], dtype=dtype)
+        if partition_info is not None:
+            initializer = _array_ops().slice(initializer, partition_info.var_offset, shape)
+        return self.gain * initializer
+
+    def get_config(self) -> dict:
+        return {"gain": self.gain, "dtype": self.dtype.name}

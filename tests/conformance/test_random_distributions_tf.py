@@ -28,13 +28,37 @@ CASES = {
                                                             mean=1.0, stddev=2.0),
     "stateless_truncated_normal": lambda t: t.random.stateless_truncated_normal(
         [4000, 2], seed=[5, 6]),
+    "stateless_binomial": lambda t: t.cast(t.random.stateless_binomial(
+        [4000, 2], [1, 2], counts=[10.0, 20.0], probs=[0.3, 0.6]), t.float32),
+    "stateless_gamma": lambda t: t.random.stateless_gamma([4000, 2], [3, 4], alpha=[0.5, 3.0],
+                                                          beta=[2.0, 1.0]),
+    "stateless_poisson": lambda t: t.cast(t.random.stateless_poisson(
+        [4000, 2], [5, 6], lam=[1.5, 7.0]), t.float32),
+    "stateless_parameterized_truncated_normal":
+        lambda t: t.random.stateless_parameterized_truncated_normal(
+            [4000, 2], [7, 8], means=[0.0, 1.0], stddevs=[1.0, 2.0], minvals=[-1.0, 0.0],
+            maxvals=[1.0, 5.0]),
+    "generator_normal": lambda t: t.random.Generator.from_seed(1).normal([4000, 2], mean=1.0,
+                                                                         stddev=2.0),
+    "generator_uniform": lambda t: t.random.Generator.from_seed(2, alg="philox").uniform(
+        [4000, 2], minval=-1.0, maxval=3.0),
+    "generator_uniform_int": lambda t: t.cast(t.random.Generator.from_seed(3).uniform(
+        [4000, 2], maxval=10, dtype=t.int32), t.float32),
+    "generator_truncated_normal": lambda t: t.random.Generator.from_seed(
+        4, alg=t.random.Algorithm.PHILOX).truncated_normal([4000, 2]),
+    "generator_binomial": lambda t: t.cast(t.random.Generator.from_seed(5).binomial(
+        [4000, 2], counts=[10.0, 20.0], probs=[0.3, 0.6]), t.float32),
 }
+# graphcore's first stateless ops are TF 1's (StatelessRandomNormal ...), not TF 2.21's
+# key/counter V2 ops.
+_V1_STATELESS = ("stateless_uniform", "stateless_normal", "stateless_truncated_normal")
 
 
 def _run(lib, case):
     with lib.Graph().as_default() as g:
         out = CASES[case](lib)
         with lib.Session() as sess:
+            sess.run(lib.global_variables_initializer())
             first, second = sess.run(out), sess.run(out)
         ops = sorted({n.op for n in g.as_graph_def().node if n.op.startswith(
             ("Random", "Multinomial", "Stateless"))})
@@ -46,7 +70,7 @@ def test_distributions_match_tf(case):
     ours, ours_again, our_ops = _run(tf, case)
     theirs, _, their_ops = _run(tf1, case)
     assert ours.shape == theirs.shape and ours.dtype == theirs.dtype
-    assert our_ops == their_ops or case.startswith("stateless")
+    assert our_ops == their_ops or case in _V1_STATELESS
     axis = 1 if case in ("multinomial", "categorical") else 0
     np.testing.assert_allclose(ours.mean(axis=axis), theirs.mean(axis=axis), rtol=0.1,
                                atol=0.05)
@@ -64,3 +88,76 @@ def test_random_crop_takes_a_window_of_the_value():
         crop = sess.run(tf.random_crop(value, [2, 3], seed=7))
     r, c = np.argwhere(value == crop[0, 0])[0]
     np.testing.assert_array_equal(crop, value[r:r + 2, c:c + 3])
+
+
+def _seed_ops(lib):
+    r = lib.random
+    return {"split": r.split([1, 2], 3), "fold_in": r.fold_in([1, 2], 5),
+            "split64": r.split(lib.constant([3, 4], lib.int64)),
+            "experimental_split": r.experimental.stateless_split([1, 2]),
+            "experimental_fold_in": r.experimental.stateless_fold_in([1, 2], 7),
+            "shuffle": r.experimental.stateless_shuffle(lib.range(10), [1, 2]),
+            "state_int": r.create_rng_state(5, "philox"),
+            "state_big": r.create_rng_state(2**70 + 3, r.Algorithm.PHILOX),
+            "state_list": r.create_rng_state([7, 8], "threefry"),
+            "state_long": r.create_rng_state([1, 2, 3, 4], 1)}
+
+
+def test_seed_ops_match_tf():
+    """split/fold_in: TF's shapes, dtypes and the data folded in; create_rng_state: TF's
+    values (it does not draw); the shuffle is a permutation."""
+    results = []
+    for lib in (tf, tf1):
+        with lib.Graph().as_default():
+            out = _seed_ops(lib)
+            with lib.Session() as sess:
+                results.append(sess.run(out))
+    ours, theirs = results
+    for key in theirs:
+        assert ours[key].shape == theirs[key].shape and ours[key].dtype == theirs[key].dtype
+    for key in ("state_int", "state_big", "state_list", "state_long"):
+        np.testing.assert_array_equal(ours[key], theirs[key])
+    assert ours["fold_in"][1] == 5 and ours["experimental_fold_in"][1] == 7
+    assert sorted(ours["shuffle"]) == list(range(10))
+    assert [a.value for a in tf.random.Algorithm] == [a.value for a in tf1.random.Algorithm]
+    assert [a.name for a in tf.random.Algorithm] == [a.name for a in tf1.random.Algorithm]
+
+
+def test_generators_from_one_seed_agree_and_draws_move_on():
+    with tf.Graph().as_default():
+        a = tf.random.Generator.from_seed(11)
+        b = tf.random.Generator.from_seed(11)
+        d = tf.random.Generator.from_seed(12)
+        c = tf.random.Generator(copy_from=d)
+        x, y = a.normal([3]), b.normal([3])
+        seeds = d.make_seeds(4)
+        children = d.split(2)
+        child_draws = [g.uniform([2]) for g in children]
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            first_x, first_y = sess.run([x, y])
+            np.testing.assert_array_equal(first_x, first_y)
+            assert not np.array_equal(first_x, sess.run(x))
+            sess.run(tf.variables_initializer([g.state for g in children]))
+            d0, d1 = sess.run(child_draws)
+            assert not np.array_equal(d0, d1)
+            assert sess.run(seeds).shape == (2, 4)
+            sess.run(a.reset_from_seed(11))
+            np.testing.assert_array_equal(sess.run(x), first_x)
+            assert sess.run(c.state).shape == (3,)
+    assert tf.random.get_global_generator() is tf.random.get_global_generator()
+
+
+def test_random_errors_match_tf():
+    for lib in (tf, tf1):
+        with lib.Graph().as_default():
+            with pytest.raises(ValueError, match="Dimension must be 2 but is 3"):
+                lib.random.stateless_poisson([3], lib.constant([1, 2, 3]), lam=1.0)
+            bad_shape = lib.random.stateless_binomial([3], [1, 2], counts=[1.0, 2.0], probs=0.5)
+            threefry = lib.random.Generator.from_seed(5, alg="threefry").normal([3])
+            with lib.Session() as sess:
+                sess.run(lib.global_variables_initializer())
+                with pytest.raises(lib.errors.InvalidArgumentError):
+                    sess.run(bad_shape)
+                with pytest.raises(lib.errors.UnimplementedError, match="ThreeFry"):
+                    sess.run(threefry)

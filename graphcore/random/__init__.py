@@ -19,3 +19,19 @@ from graphcore.ops.random_ops import random_normal as normal
 from graphcore.ops.random_ops import random_shuffle as shuffle
 from graphcore.ops.random_ops import random_uniform as uniform
 from graphcore.ops.random_ops import set_random_seed as set_seed
+from graphcore.ops.stateful_random_ops import (
+    Generator,
+    get_global_generator,
+    set_global_generator,
+)
+from graphcore.ops.stateless_random_ops import (
+    Algorithm,
+    create_rng_state,
+    fold_in,
+    split,
+    stateless_parameterized_truncated_normal,
+)
+from graphcore.ops.stateless_random_ops import stateless_random_binomial as stateless_binomial
+from graphcore.ops.stateless_random_ops import stateless_random_gamma as stateless_gamma
+from graphcore.ops.stateless_random_ops import stateless_random_poisson as stateless_poisson
+from graphcore.random import experimental

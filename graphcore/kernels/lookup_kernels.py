@@ -1,0 +1,295 @@
+"""CPU kernels of the lookup-table ops (:mod:`graphcore.ops.lookup_ops`). A table is a
+:class:`TableResource` in the task's resource store, keyed by (container, shared_name) as
+TF's lookup tables: a dict from keys (Python scalars, bytes for strings) to values
+(scalars, or arrays of the table's value shape), behind a lock so concurrent steps see
+whole updates."""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+import numpy as np
+
+from graphcore.framework import errors
+from graphcore.kernels.registry import KernelContext, register_kernel
+from graphcore.lib.io import file_io
+
+
+def _shape_text(shape: Any) -> str:
+    return "[" + ",".join(str(d) for d in shape) + "]"
+
+
+class TableResource:
+    """One table: its entries, dtypes and value shape; ``initializable`` for the static
+    tables that one initializer fills once."""
+
+    def __init__(self, name: str, key_dtype: np.dtype, value_dtype: np.dtype,
+                 value_shape: tuple, initializable: bool):
+        self.name, self.key_dtype, self.value_dtype = name, key_dtype, value_dtype
+        self.value_shape, self.initializable = value_shape, initializable
+        self.entries: dict = {}
+        self.initialized = not initializable
+        self.lock = threading.Lock()
+
+    def _keys(self, keys: Any) -> list:
+        arr = np.asarray(keys)
+        if self.key_dtype == np.dtype(object):
+            return [k if isinstance(k, bytes) else str(k).encode() for k in arr.reshape(-1)]
+        return arr.astype(self.key_dtype, copy=False).reshape(-1).tolist()
+
+    def _values(self, keys: Any, values: Any) -> np.ndarray:
+        keys_shape = np.shape(keys)
+        values = np.asarray(values)
+        expected = keys_shape + self.value_shape
+        if values.shape != expected:
+            raise errors.InvalidArgumentError(
+                None, None, f"Expected shape {_shape_text(expected)} for value, got "
+                            f"{_shape_text(values.shape)}")
+        return values.reshape((-1,) + self.value_shape)
+
+    def find(self, keys: Any, default: Any) -> np.ndarray:
+        keys_shape = np.shape(keys)
+        default = np.asarray(default)
+        per_key = default.shape == keys_shape + self.value_shape and default.shape != \
+            self.value_shape
+        if not per_key and default.shape != self.value_shape:
+            raise errors.InvalidArgumentError(
+                None, None, f"Expected shape {_shape_text(self.value_shape)} or "
+                            f"{_shape_text(keys_shape + self.value_shape)} for argument "
+                            f"default_value, got {_shape_text(default.shape)}")
+        flat_default = default.reshape((-1,) + self.value_shape) if per_key else None
+        out = np.empty((int(np.prod(keys_shape, dtype=np.int64)),) + self.value_shape,
+                       dtype=self.value_dtype)
+        with self.lock:
+            if not self.initialized:
+                raise errors.FailedPreconditionError(None, None, "Table not initialized.")
+            for i, key in enumerate(self._keys(keys)):
+                found = self.entries.get(key)
+                if found is not None:
+                    out[i] = found
+                else:
+                    out[i] = flat_default[i] if per_key else default
+        return out.reshape(keys_shape + self.value_shape)
+
+    def initialize(self, keys: Any, values: Any) -> None:
+        """Fills an initializable table: a second run with the same data does nothing."""
+        flat_keys, flat_values = self._keys(keys), self._values(keys, values)
+        entries: dict = {}
+        for key, value in zip(flat_keys, flat_values):
+            if key in entries and not np.array_equal(entries[key], value):
+                raise errors.FailedPreconditionError(
+                    None, None, f"HashTable has different value for same key. Key "
+                                f"{_key_text(key)} has {_value_text(entries[key])} and "
+                                f"trying to add value {_value_text(value)}")
+            entries[key] = _stored(value)
+        with self.lock:
+            if self.initialized:
+                same = len(entries) == len(self.entries) and all(
+                    k in self.entries and np.array_equal(self.entries[k], v)
+                    for k, v in entries.items())
+                if not same:
+                    raise errors.FailedPreconditionError(
+                        None, None, "Table was already initialized with different data.")
+                return
+            self.entries = entries
+            self.initialized = True
+
+    def insert(self, keys: Any, values: Any) -> None:
+        flat_keys, flat_values = self._keys(keys), self._values(keys, values)
+        with self.lock:
+            for key, value in zip(flat_keys, flat_values):
+                self.entries[key] = _stored(value)
+
+    def import_values(self, keys: Any, values: Any) -> None:
+        """LookupTableImportV2: fills an initializable table, replaces a mutable one's
+        entries."""
+        if self.initializable:
+            self.initialize(keys, values)
+            return
+        flat_keys, flat_values = self._keys(keys), self._values(keys, values)
+        with self.lock:
+            self.entries = {k: _stored(v) for k, v in zip(flat_keys, flat_values)}
+
+    def remove(self, keys: Any) -> None:
+        flat_keys = self._keys(keys)
+        with self.lock:
+            for key in flat_keys:
+                self.entries.pop(key, None)
+
+    def export(self) -> tuple[np.ndarray, np.ndarray]:
+        with self.lock:
+            items = list(self.entries.items())
+        keys = np.empty(len(items), dtype=self.key_dtype)
+        values = np.empty((len(items),) + self.value_shape, dtype=self.value_dtype)
+        for i, (key, value) in enumerate(items):
+            keys[i], values[i] = key, value
+        return keys, values
+
+    def size(self) -> np.int64:
+        with self.lock:
+            return np.int64(len(self.entries) if self.initialized else 0)
+
+
+def _stored(value: Any) -> Any:
+    """A value as the table keeps it: a scalar for scalar tables, an own array otherwise."""
+    if isinstance(value, np.ndarray):
+        return value.item() if value.ndim == 0 else value.copy()
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def _key_text(key: Any) -> str:
+    return key.decode(errors="replace") if isinstance(key, bytes) else str(key)
+
+
+def _value_text(value: Any) -> str:
+    value = np.asarray(value)
+    return _key_text(value.item() if value.ndim == 0 else value)
+
+
+def _table_op(initializable: bool):
+    def factory(ctx: KernelContext):
+        attr = ctx.node_def.attr
+        container = attr["container"].s.decode()
+        shared = attr["shared_name"].s.decode()
+        if not shared and attr["use_node_name_sharing"].b:
+            shared = ctx.name
+        key_dtype = np.dtype(ctx.attr("key_dtype").as_numpy_dtype)
+        value_dtype = np.dtype(ctx.attr("value_dtype").as_numpy_dtype)
+        value_shape = ()
+        if "value_shape" in attr:
+            value_shape = tuple(d.size for d in attr["value_shape"].shape.dim)
+        node = ctx.name
+
+        def create(unique_id: int) -> TableResource:
+            return TableResource(shared or f"_{unique_id}_{node}", key_dtype, value_dtype,
+                                 value_shape, initializable)
+
+        store = ctx.resources
+        # A table without a shared name is private to its kernel (TF: one per node).
+        key = shared or f"{node}/_private_table"
+        return lambda: (store.resource(container, key, create),)
+
+    return factory
+
+
+register_kernel("HashTableV2")(_table_op(initializable=True))
+register_kernel("MutableHashTableV2")(_table_op(initializable=False))
+register_kernel("MutableHashTableOfTensorsV2")(_table_op(initializable=False))
+
+
+@register_kernel("LookupTableFindV2")
+def _find(ctx: KernelContext):
+    return lambda table, keys, default: (table.find(keys, default),)
+
+
+@register_kernel("LookupTableImportV2")
+def _import(ctx: KernelContext):
+    def compute(table, keys, values):
+        table.import_values(keys, values)
+        return ()
+
+    return compute
+
+
+@register_kernel("InitializeTableV2")
+def _initialize(ctx: KernelContext):
+    def compute(table, keys, values):
+        table.initialize(keys, values)
+        return ()
+
+    return compute
+
+
+@register_kernel("LookupTableInsertV2")
+def _insert(ctx: KernelContext):
+    def compute(table, keys, values):
+        table.insert(keys, values)
+        return ()
+
+    return compute
+
+
+@register_kernel("LookupTableRemoveV2")
+def _remove(ctx: KernelContext):
+    def compute(table, keys):
+        table.remove(keys)
+        return ()
+
+    return compute
+
+
+@register_kernel("LookupTableExportV2")
+def _export(ctx: KernelContext):
+    return lambda table: table.export()
+
+
+@register_kernel("LookupTableSizeV2")
+def _size(ctx: KernelContext):
+    return lambda table: (table.size(),)
+
+
+_WHOLE_LINE, _LINE_NUMBER = -2, -1
+
+
+def _parse(text: str, dtype: np.dtype, filename: str, line_no: int, line: str) -> Any:
+    if dtype == np.dtype(object):
+        return text.encode()
+    try:
+        if dtype.kind in "iu":
+            return int(text)
+        if dtype.kind == "f":
+            return float(text)
+    except ValueError:
+        pass
+    kind = "int" if dtype.kind in "iu" else "float"
+    raise errors.InvalidArgumentError(
+        None, None, f"Field {text} in line {line_no} is not a valid {kind}. ({filename} line "
+                    f"{line_no}: {line})")
+
+
+@register_kernel("InitializeTableFromTextFileV2")
+def _initialize_from_text_file(ctx: KernelContext):
+    attr = ctx.node_def.attr
+    key_index, value_index = attr["key_index"].i, attr["value_index"].i
+    vocab_size, offset = attr["vocab_size"].i, attr["offset"].i
+    delimiter = attr["delimiter"].s.decode()
+
+    def column(fields: list, index: int, line_no: int, line: str, dtype: np.dtype,
+               filename: str) -> Any:
+        if index == _LINE_NUMBER:
+            return line_no + offset
+        if index == _WHOLE_LINE:
+            return _parse(line, dtype, filename, line_no, line)
+        if index >= len(fields):
+            raise errors.InvalidArgumentError(
+                None, None, f"Invalid number of columns in {filename} line {line_no} "
+                            f"({line}) : expected {max(key_index, value_index) + 1} got "
+                            f"{len(fields)}")
+        return _parse(fields[index], dtype, filename, line_no, line)
+
+    def compute(table, filename):
+        filename = filename.item() if isinstance(filename, np.ndarray) else filename
+        filename = filename.decode() if isinstance(filename, bytes) else str(filename)
+        lines = file_io.read_file_to_string(filename).split("\n")
+        if lines and lines[-1] == "":
+            lines.pop()
+        lines = [line[:-1] if line.endswith("\r") else line for line in lines]
+        if vocab_size > 0:
+            if len(lines) < vocab_size:
+                raise errors.InvalidArgumentError(
+                    None, None, f"Invalid vocab_size in {filename}: expected {vocab_size} "
+                                f"but got {len(lines)}")
+            lines = lines[:vocab_size]
+        keys, values = [], []
+        for line_no, line in enumerate(lines):
+            fields = line.split(delimiter) if delimiter else list(line)
+            keys.append(column(fields, key_index, line_no, line, table.key_dtype, filename))
+            values.append(column(fields, value_index, line_no, line, table.value_dtype,
+                                 filename))
+        key_arr = np.array(keys, dtype=table.key_dtype).reshape(-1)
+        value_arr = np.array(values, dtype=table.value_dtype).reshape(-1)
+        table.initialize(key_arr, value_arr)
+        return ()
+
+    return compute
