@@ -2,7 +2,8 @@
 
 ``export_meta_graph`` writes what TF writes for the collections TF1 training scripts
 use: variable collections as ``bytes_list`` of serialized VariableDefs, collections of
-ops and tensors as ``node_list`` of names, numbers and strings as their lists.
+ops and tensors as ``node_list`` of names, numbers and strings as their lists, packed
+protos (``Any``, as SavedModel assets) as ``any_list``.
 ``import_meta_graph`` imports the graph, rebuilds those collections (Variables from
 their VariableDefs) and returns a Saver built from the SaverDef, so TF1's
 "restore from .meta + checkpoint" works on graphcore, and TF reads our ``.meta``
@@ -15,7 +16,7 @@ import logging
 import os
 from typing import Any
 
-from google.protobuf import text_format
+from google.protobuf import any_pb2, text_format
 
 from graphcore.framework import importer
 from graphcore.framework import ops as ops_lib
@@ -59,6 +60,8 @@ def _add_collection(meta: meta_graph_pb2.MetaGraphDef, key: str, items: list,
         col.float_list.value.extend(items)
     elif all(isinstance(v, (bytes, str)) for v in items):
         col.bytes_list.value.extend(v.encode() if isinstance(v, str) else v for v in items)
+    elif all(isinstance(v, any_pb2.Any) for v in items):
+        col.any_list.value.extend(items)
     else:
         del meta.collection_def[key]
         _log.warning("Collection %r is not exported: its items are not variables, ops, "
@@ -148,6 +151,9 @@ def _restore_collections(graph: ops_lib.Graph, meta: meta_graph_pb2.MetaGraphDef
         elif kind == "float_list":
             for v in col.float_list.value:
                 graph.add_to_collection(key, float(v))
+        elif kind == "any_list":
+            for v in col.any_list.value:
+                graph.add_to_collection(key, v)
 
 
 def _as_variable_def(graph: ops_lib.Graph, raw: bytes, import_scope: str | None) -> Any:
