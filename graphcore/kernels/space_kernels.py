@@ -1,5 +1,5 @@
 """CPU (numpy) kernels of :mod:`graphcore.ops.space_ops`: pads, reshapes and transposes
-(TF's ``spacetobatch_op.cc``, ``depthtospace_op.cc``, ``extract_image_patches_op.cc``)."""
+(TF's ``spacetobatch_op.cc``, ``depthtospace_op.cc``)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,6 @@ import numpy as np
 
 from graphcore.framework import errors
 from graphcore.kernels.registry import KernelContext, register_kernel
-from graphcore.ops.nn_ops import same_padding, windowed_output_size
 
 
 def _invalid(message: str) -> errors.InvalidArgumentError:
@@ -163,33 +162,3 @@ def _depth_kernel(to_depth: bool):
 
 register_kernel("SpaceToDepth")(_depth_kernel(True))
 register_kernel("DepthToSpace")(_depth_kernel(False))
-
-
-@register_kernel("ExtractImagePatches")
-def _extract_image_patches(ctx: KernelContext):
-    ksizes, strides, rates = (list(ctx.attr(a)) for a in ("ksizes", "strides", "rates"))
-    padding = ctx.attr("padding")
-    padding = padding.decode() if isinstance(padding, bytes) else padding
-    kr, kc, sr, sc, rr, rc = ksizes[1], ksizes[2], strides[1], strides[2], rates[1], rates[2]
-
-    def compute(images):
-        x = np.asarray(images)
-        if x.ndim != 4:
-            raise _invalid(f"input must be 4-dimensional{_text(x.shape)}")
-        n, h, w, c = x.shape
-        oh = windowed_output_size(h, kr, rr, sr, padding)
-        ow = windowed_output_size(w, kc, rc, sc, padding)
-        if padding == "SAME":
-            ph, pw = same_padding(h, kr, rr, sr), same_padding(w, kc, rc, sc)
-        else:
-            ph = pw = (0, 0)
-        padded = np.pad(x, [(0, 0), (ph[0], max(ph[1], 0)), (pw[0], max(pw[1], 0)), (0, 0)])
-        out = np.zeros((n, oh, ow, kr, kc, c), x.dtype)
-        for i in range(kr):
-            for j in range(kc):
-                r0, c0 = i * rr, j * rc
-                out[:, :, :, i, j, :] = padded[:, r0:r0 + sr * (oh - 1) + 1:sr,
-                                               c0:c0 + sc * (ow - 1) + 1:sc, :][:, :oh, :ow]
-        return (out.reshape(n, oh, ow, kr * kc * c),)
-
-    return compute

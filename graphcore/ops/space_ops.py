@@ -1,6 +1,7 @@
 """The space <-> batch/depth rearrangements of TF's ``array_ops.py`` (SpaceToBatchND,
-BatchToSpaceND, SpaceToBatch, BatchToSpace, SpaceToDepth, DepthToSpace, ExtractImagePatches)
-with their shape functions, and required_space_to_batch_paddings. Gradients in
+BatchToSpaceND, SpaceToBatch, BatchToSpace, SpaceToDepth, DepthToSpace) with their shape
+functions, and required_space_to_batch_paddings (ExtractImagePatches, whose gradient is in
+:mod:`graphcore.ops.space_grad`, is defined in :mod:`graphcore.ops.image_box_ops`). Gradients in
 :mod:`graphcore.ops.space_grad`, kernels in :mod:`graphcore.kernels.space_kernels`."""
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from graphcore.framework import tensor_shape as shape_lib
 from graphcore.framework.op_def_library import apply_op
 from graphcore.framework.tensor_conversion import convert_to_tensor
 from graphcore.ops import array_ops
-from graphcore.ops.nn_ops import windowed_output_size
+from graphcore.ops.image_box_ops import extract_image_patches
 
 __all__ = ["batch_to_space", "batch_to_space_nd", "depth_to_space", "extract_image_patches",
            "required_space_to_batch_paddings", "space_to_batch", "space_to_batch_nd",
@@ -131,23 +132,6 @@ def _depth_shape(to_depth: bool):
     return fn
 
 
-def _extract_image_patches_shape(op: ops_lib.Operation) -> list:
-    ksizes, strides, rates = (list(op.get_attr(a)) for a in ("ksizes", "strides", "rates"))
-    for name, values in (("ksizes", ksizes), ("strides", strides), ("rates", rates)):
-        if len(values) != 4:
-            raise ValueError(f"ExtractImagePatches requires the {name} attribute to contain "
-                             f"4 values, but got: {len(values)}")
-    if ksizes[0] != 1 or ksizes[3] != 1 or strides[0] != 1 or strides[3] != 1 or \
-            rates[0] != 1 or rates[3] != 1:
-        raise ValueError("ExtractImagePatches is only supported across rows and cols.")
-    n, h, w, c = _with_rank4(op.inputs[0].shape).as_list()
-    padding = op.get_attr("padding").decode()
-    oh = windowed_output_size(h, ksizes[1], rates[1], strides[1], padding)
-    ow = windowed_output_size(w, ksizes[2], rates[2], strides[2], padding)
-    depth = None if c is None else ksizes[1] * ksizes[2] * c
-    return [shape_lib.TensorShape([n, oh, ow, depth])]
-
-
 op_registry.register_op("SpaceToBatchND").input("input: T") \
     .input("block_shape: Tblock_shape").input("paddings: Tpaddings").output("output: T") \
     .attr("T: type").attr("Tblock_shape: {int32, int64} = DT_INT32") \
@@ -167,13 +151,6 @@ for _op_type, _to_depth in (("SpaceToDepth", True), ("DepthToSpace", False)):
         .attr("T: type").attr("block_size: int >= 2") \
         .attr("data_format: {'NHWC', 'NCHW', 'NCHW_VECT_C'} = 'NHWC'") \
         .shape_fn(_depth_shape(_to_depth))
-op_registry.register_op("ExtractImagePatches").input("images: T").output("patches: T") \
-    .attr("ksizes: list(int) >= 4").attr("strides: list(int) >= 4") \
-    .attr("rates: list(int) >= 4") \
-    .attr("T: {bfloat16, half, float, double, int8, int16, int32, int64, uint8, uint16, "
-          "uint32, uint64, complex64, complex128, bool}") \
-    .attr("padding: {'SAME', 'VALID'}").shape_fn(_extract_image_patches_shape)
-
 
 def space_to_batch_nd(input: Any, block_shape: Any, paddings: Any,  # noqa: A002
                       name: str | None = None) -> ops_lib.Tensor:
@@ -229,15 +206,6 @@ def depth_to_space(input: Any, block_size: int, name: str | None = None,  # noqa
     """Moves depth into block_size x block_size spatial blocks."""
     return apply_op("DepthToSpace", name=name, input=input, block_size=block_size,
                     data_format=data_format).outputs[0]
-
-
-def extract_image_patches(images: Any, ksizes: Any = None, strides: Any = None,
-                          rates: Any = None, padding: Any = None, name: str | None = None,
-                          sizes: Any = None) -> ops_lib.Tensor:
-    """The ksizes[1] x ksizes[2] patches of ``images``, flattened into the depth."""
-    ksizes = _lookup("sizes", sizes, "ksizes", ksizes)
-    return apply_op("ExtractImagePatches", name=name, images=images, ksizes=ksizes,
-                    strides=strides, rates=rates, padding=padding).outputs[0]
 
 
 def required_space_to_batch_paddings(input_shape: Any, block_shape: Any,
