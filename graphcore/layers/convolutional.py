@@ -23,12 +23,12 @@ from graphcore.layers.base import (
     normalize_tuple,
     set_kernel_bias_args,
 )
-from graphcore.ops import nn_ops
+from graphcore.ops import nn_conv_ops, nn_ops
 
 __all__ = ["Conv2D", "Convolution2D", "conv2d"]
 
 # The tf.nn convolution of each spatial rank.
-_CONV_FNS = {2: nn_ops.conv2d}
+_CONV_FNS = {2: nn_conv_ops.conv2d}
 
 
 def _tf_data_format(data_format: str, ndim: int) -> str:

@@ -18,7 +18,7 @@ from graphcore.layers.base import (
     normalize_data_format,
     normalize_tuple,
 )
-from graphcore.ops import array_ops, nn_ops
+from graphcore.ops import array_ops, nn_pool_ops
 
 __all__ = [
     "AveragePooling1D", "AveragePooling2D", "MaxPooling1D", "MaxPooling2D", "AvgPool1D",
@@ -103,13 +103,13 @@ def _pooling_class(base: type, class_name: str, pool_function: Any, doc: str) ->
                                       "__module__": __name__})
 
 
-MaxPooling1D = _pooling_class(_Pooling1D, "MaxPooling1D", nn_ops.max_pool,
+MaxPooling1D = _pooling_class(_Pooling1D, "MaxPooling1D", nn_pool_ops.max_pool,
                               "Max pooling over 1-D inputs [N, W, C].")
-AveragePooling1D = _pooling_class(_Pooling1D, "AveragePooling1D", nn_ops.avg_pool,
+AveragePooling1D = _pooling_class(_Pooling1D, "AveragePooling1D", nn_pool_ops.avg_pool,
                                   "Average pooling over 1-D inputs [N, W, C].")
-MaxPooling2D = _pooling_class(_Pooling2D, "MaxPooling2D", nn_ops.max_pool,
+MaxPooling2D = _pooling_class(_Pooling2D, "MaxPooling2D", nn_pool_ops.max_pool,
                               "Max pooling over 2-D inputs [N, H, W, C].")
-AveragePooling2D = _pooling_class(_Pooling2D, "AveragePooling2D", nn_ops.avg_pool,
+AveragePooling2D = _pooling_class(_Pooling2D, "AveragePooling2D", nn_pool_ops.avg_pool,
                                   "Average pooling over 2-D inputs [N, H, W, C].")
 MaxPool1D, AvgPool1D, MaxPool2D, AvgPool2D = (MaxPooling1D, AveragePooling1D, MaxPooling2D,
                                               AveragePooling2D)

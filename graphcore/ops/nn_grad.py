@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from graphcore.framework import dtypes as dtypes_lib
 from graphcore.framework import ops as ops_lib
 from graphcore.framework import tensor_util
 from graphcore.framework.gradient_registry import NotDifferentiable, RegisterGradient
@@ -129,79 +128,6 @@ def _sparse_softmax_xent_grad(op: ops_lib.Operation, grad_loss: Any, grad_grad: 
     if not _is_zeros(grad_grad):
         grad += _xent_grad_grad_term(logits, grad_grad)
     return grad, None
-
-
-def _conv_kwargs(op: ops_lib.Operation) -> dict:
-    return {"dilations": op.get_attr("dilations"), "strides": op.get_attr("strides"),
-            "padding": op.get_attr("padding"),
-            "explicit_paddings": op.get_attr("explicit_paddings"),
-            "use_cudnn_on_gpu": op.get_attr("use_cudnn_on_gpu"),
-            "data_format": op.get_attr("data_format")}
-
-
-def _shape_n(tensors: list) -> list:
-    if hasattr(array_ops, "shape_n"):
-        return array_ops.shape_n(tensors)
-    return [array_ops.shape(t) for t in tensors]
-
-
-@RegisterGradient("Conv2D")
-def _conv2d_grad(op: ops_lib.Operation, grad: Any) -> Any:
-    kwargs = _conv_kwargs(op)
-    shape_0, shape_1 = _shape_n([op.inputs[0], op.inputs[1]])
-    return [
-        _op1("Conv2DBackpropInput", input_sizes=shape_0, filter=op.inputs[1],
-             out_backprop=grad, **kwargs),
-        _op1("Conv2DBackpropFilter", input=op.inputs[0], filter_sizes=shape_1,
-             out_backprop=grad, **kwargs),
-    ]
-
-
-@RegisterGradient("Conv2DBackpropInput")
-def _conv2d_backprop_input_grad(op: ops_lib.Operation, grad: Any) -> Any:
-    kwargs = _conv_kwargs(op)
-    return [
-        None,
-        _op1("Conv2DBackpropFilter", input=grad, filter_sizes=array_ops.shape(op.inputs[1]),
-             out_backprop=op.inputs[2], **kwargs),
-        _op1("Conv2D", input=grad, filter=op.inputs[1], **kwargs),
-    ]
-
-
-@RegisterGradient("Conv2DBackpropFilter")
-def _conv2d_backprop_filter_grad(op: ops_lib.Operation, grad: Any) -> Any:
-    kwargs = _conv_kwargs(op)
-    return [
-        _op1("Conv2DBackpropInput", input_sizes=array_ops.shape(op.inputs[0]), filter=grad,
-             out_backprop=op.inputs[2], **kwargs),
-        None,
-        _op1("Conv2D", input=op.inputs[0], filter=grad, **kwargs),
-    ]
-
-
-@RegisterGradient("MaxPool")
-def _max_pool_grad(op: ops_lib.Operation, grad: Any) -> Any:
-    return _op1("MaxPoolGrad", orig_input=op.inputs[0], orig_output=op.outputs[0], grad=grad,
-                ksize=op.get_attr("ksize"), strides=op.get_attr("strides"),
-                padding=op.get_attr("padding"),
-                explicit_paddings=op.get_attr("explicit_paddings"),
-                data_format=op.get_attr("data_format"))
-
-
-@RegisterGradient("AvgPool")
-def _avg_pool_grad(op: ops_lib.Operation, grad: Any) -> Any:
-    return _op1("AvgPoolGrad",
-                orig_input_shape=array_ops.shape(op.inputs[0], out_type=dtypes_lib.int32),
-                grad=grad, ksize=op.get_attr("ksize"), strides=op.get_attr("strides"),
-                padding=op.get_attr("padding"), data_format=op.get_attr("data_format"))
-
-
-@RegisterGradient("AvgPoolGrad")
-def _avg_pool_grad_grad(op: ops_lib.Operation, grad: Any) -> Any:
-    return (array_ops.stop_gradient(op.inputs[0]),
-            _op1("AvgPool", value=grad, ksize=op.get_attr("ksize"),
-                 strides=op.get_attr("strides"), padding=op.get_attr("padding"),
-                 data_format=op.get_attr("data_format")))
 
 
 @RegisterGradient("L2Loss")

@@ -1,5 +1,6 @@
-"""Neural-network ops (tf.nn): activations, softmax and cross entropy, bias add,
-conv2d, pooling, l2 loss, dropout; with their grad-helper ops and shape functions."""
+"""Neural-network ops (tf.nn): activations, softmax and cross entropy, bias add, l2 loss,
+dropout; with their grad-helper ops and shape functions (convolutions are in nn_conv_ops.py,
+pooling in nn_pool_ops.py)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,6 @@ from graphcore.framework import tensor_shape as shape_lib
 from graphcore.framework.op_def_library import apply_op
 from graphcore.framework.tensor_conversion import convert_to_tensor
 from graphcore.ops import random_ops
-from graphcore.ops.random_ops import shape_from_shape_tensor
 
 __all__ = [
     "relu",
@@ -28,9 +28,6 @@ __all__ = [
     "softmax_cross_entropy_with_logits_v2",
     "sparse_softmax_cross_entropy_with_logits",
     "bias_add",
-    "conv2d",
-    "max_pool",
-    "avg_pool",
     "l2_loss",
     "dropout",
     "l2_normalize",
@@ -151,133 +148,6 @@ def _bias_add_grad_shape(op: ops_lib.Operation) -> list:
     return [shape_lib.TensorShape([shape.as_list()[axis]])]
 
 
-def _cdiv(a: int, b: int) -> int:
-    """C++ integer division (truncates toward zero)."""
-    return a // b if a >= 0 else -(-a // b)
-
-
-def windowed_output_size(in_size: int | None, k: int, dilation: int, stride: int,
-                         padding: str, pads: tuple[int, int] = (0, 0)) -> int | None:
-    """TF's GetWindowedOutputSize: the output length of a conv/pool dimension."""
-    if stride <= 0:
-        raise ValueError(f"Stride must be > 0, but got {stride}")
-    if dilation < 1:
-        raise ValueError(f"Dilation rate must be >= 1, but got {dilation}")
-    if in_size is None:
-        return None
-    eff = (k - 1) * dilation + 1
-    if padding == "VALID":
-        out = _cdiv(in_size - eff + stride, stride)
-    elif padding == "SAME":
-        out = _cdiv(in_size + stride - 1, stride)
-    else:
-        out = _cdiv(in_size + pads[0] + pads[1] - eff + stride, stride)
-    if out < 0:
-        raise ValueError(f"Computed output size would be negative: {out} [input_size: "
-                         f"{in_size}, effective_filter_size: {eff}, stride: {stride}]")
-    return out
-
-
-def same_padding(in_size: int, k: int, dilation: int, stride: int) -> tuple[int, int]:
-    """(before, after) padding TF's SAME adds along one dimension."""
-    eff = (k - 1) * dilation + 1
-    out = (in_size + stride - 1) // stride
-    needed = max(0, (out - 1) * stride + eff - in_size)
-    return needed // 2, needed - needed // 2
-
-
-def _spatial(op: ops_lib.Operation, name: str) -> list[int]:
-    values = list(op.get_attr(name))
-    return values
-
-
-def _conv2d_shape(op: ops_lib.Operation) -> list:
-    strides = _spatial(op, "strides")
-    dilations = _spatial(op, "dilations")
-    if len(strides) != 4:
-        raise ValueError(f"Conv2D requires the stride attribute to contain 4 values, but got: "
-                         f"{len(strides)}")
-    if len(dilations) != 4:
-        raise ValueError(f"Conv2D requires the dilation attribute to contain 4 values, but "
-                         f"got: {len(dilations)}")
-    nchw = _data_format(op) == "NCHW"
-    x = _with_rank(op.inputs[0].shape, 4).as_list()
-    w = _with_rank(op.inputs[1].shape, 4).as_list()
-    if nchw:
-        n, c, h, wd = x
-        sh, sw, dh, dw = strides[2], strides[3], dilations[2], dilations[3]
-    else:
-        n, h, wd, c = x
-        sh, sw, dh, dw = strides[1], strides[2], dilations[1], dilations[2]
-    kh, kw, ci, co = w
-    if c is not None and ci is not None and ci and c % ci != 0:
-        raise ValueError(f"Depth of input ({c}) is not a multiple of input depth of filter "
-                         f"({ci})")
-    padding = op.get_attr("padding").decode()
-    explicit = list(op.get_attr("explicit_paddings"))
-    if padding == "EXPLICIT":
-        if len(explicit) != 8:
-            raise ValueError("explicit_paddings attribute must contain 8 values, but got: "
-                             f"{len(explicit)}")
-        hp = (explicit[4], explicit[5]) if nchw else (explicit[2], explicit[3])
-        wp = (explicit[6], explicit[7]) if nchw else (explicit[4], explicit[5])
-    else:
-        hp = wp = (0, 0)
-    oh = None if kh is None else windowed_output_size(h, kh, dh, sh, padding, hp)
-    ow = None if kw is None else windowed_output_size(wd, kw, dw, sw, padding, wp)
-    out = [n, co, oh, ow] if nchw else [n, oh, ow, co]
-    return [shape_lib.TensorShape(out)]
-
-
-def _shape_input_rank4(index: int):
-    def fn(op: ops_lib.Operation) -> list:
-        shape = shape_from_shape_tensor(op.inputs[index])
-        if shape.ndims is not None and shape.ndims == 2 and op.type == "Conv2DBackpropInput":
-            # input_sizes may be [height, width]: batch and depth come from the others.
-            grad = op.inputs[2].shape
-            filt = op.inputs[1].shape
-            n = grad.as_list()[0] if grad.ndims == 4 else None
-            c = filt.as_list()[2] if filt.ndims == 4 else None
-            h, w = shape.as_list()
-            nchw = _data_format(op) == "NCHW"
-            return [shape_lib.TensorShape([n, c, h, w] if nchw else [n, h, w, c])]
-        return [_with_rank(shape, 4)]
-    return fn
-
-
-def _pool_shape(op: ops_lib.Operation) -> list:
-    ksize = list(op.get_attr("ksize"))
-    strides = list(op.get_attr("strides"))
-    if len(strides) != 4:
-        raise ValueError(f"{op.type} requires the stride attribute to contain 4 values, but "
-                         f"got: {len(strides)}")
-    if len(ksize) != 4:
-        raise ValueError(f"{op.type} requires the ksize attribute to contain 4 values, but "
-                         f"got: {len(ksize)}")
-    nchw = _data_format(op) == "NCHW"
-    x = _with_rank(op.inputs[0].shape, 4).as_list()
-    if nchw:
-        n, c, h, w = x
-        kh, kw, sh, sw, kc, sc = ksize[2], ksize[3], strides[2], strides[3], ksize[1], strides[1]
-    else:
-        n, h, w, c = x
-        kh, kw, sh, sw, kc, sc = ksize[1], ksize[2], strides[1], strides[2], ksize[3], strides[3]
-    padding = op.get_attr("padding").decode()
-    pads_h = pads_w = (0, 0)
-    if padding == "EXPLICIT":
-        explicit = list(op.get_attr("explicit_paddings"))
-        pads_h = (explicit[4], explicit[5]) if nchw else (explicit[2], explicit[3])
-        pads_w = (explicit[6], explicit[7]) if nchw else (explicit[4], explicit[5])
-    oh = windowed_output_size(h, kh, 1, sh, padding, pads_h)
-    ow = windowed_output_size(w, kw, 1, sw, padding, pads_w)
-    oc = windowed_output_size(c, kc, 1, sc, "VALID") if kc != 1 or sc != 1 else c
-    return [shape_lib.TensorShape([n, oc, oh, ow] if nchw else [n, oh, ow, oc])]
-
-
-def _unchanged_rank4(op: ops_lib.Operation) -> list:
-    return [_with_rank(op.inputs[0].shape, 4)]
-
-
 def _in_top_k_shape(op: ops_lib.Operation) -> list:
     predictions = _with_rank(op.inputs[0].shape, 2).as_list()
     targets = _with_rank(op.inputs[1].shape, 1).as_list()
@@ -289,7 +159,6 @@ def _in_top_k_shape(op: ops_lib.Operation) -> list:
 # -- registrations -------------------------------------------------------------------------
 
 _FLOATS = "{half, bfloat16, float, double}"
-_CONV_TYPES = "{half, bfloat16, float, double, int32}"
 
 
 def _activation(op_type: str, types: str) -> None:
@@ -331,48 +200,6 @@ op_registry.register_op("BiasAddGrad").input("out_backprop: T").output("output: 
     .attr("T: numbertype").attr("data_format: {'NHWC', 'NCHW'} = 'NHWC'") \
     .shape_fn(_bias_add_grad_shape)
 
-
-def _conv_attrs(builder: op_registry.OpBuilder, types: str) -> op_registry.OpBuilder:
-    return builder.attr(f"T: {types}").attr("strides: list(int)") \
-        .attr("use_cudnn_on_gpu: bool = true") \
-        .attr("padding: {'SAME', 'VALID', 'EXPLICIT'}") \
-        .attr("explicit_paddings: list(int) = []") \
-        .attr("data_format: {'NHWC', 'NCHW'} = 'NHWC'") \
-        .attr("dilations: list(int) = [1, 1, 1, 1]")
-
-
-_conv_attrs(op_registry.register_op("Conv2D").input("input: T").input("filter: T")
-            .output("output: T"), _CONV_TYPES).shape_fn(_conv2d_shape)
-_conv_attrs(op_registry.register_op("Conv2DBackpropInput").input("input_sizes: int32")
-            .input("filter: T").input("out_backprop: T").output("output: T"),
-            _CONV_TYPES).shape_fn(_shape_input_rank4(0))
-_conv_attrs(op_registry.register_op("Conv2DBackpropFilter").input("input: T")
-            .input("filter_sizes: int32").input("out_backprop: T").output("output: T"),
-            _FLOATS).shape_fn(_shape_input_rank4(1))
-
-op_registry.register_op("MaxPool").input("input: T").output("output: T") \
-    .attr("T: {half, bfloat16, float, double, int32, int64, uint8, int16, int8, uint16, "
-          "qint8} = DT_FLOAT") \
-    .attr("ksize: list(int) >= 4").attr("strides: list(int) >= 4") \
-    .attr("padding: {'SAME', 'VALID', 'EXPLICIT'}") \
-    .attr("explicit_paddings: list(int) = []") \
-    .attr("data_format: {'NHWC', 'NCHW', 'NCHW_VECT_C'} = 'NHWC'").shape_fn(_pool_shape)
-op_registry.register_op("AvgPool").input("value: T").output("output: T") \
-    .attr("ksize: list(int) >= 4").attr("strides: list(int) >= 4") \
-    .attr("padding: {'SAME', 'VALID'}").attr("data_format: {'NHWC', 'NCHW'} = 'NHWC'") \
-    .attr(f"T: {_FLOATS}").shape_fn(_pool_shape)
-op_registry.register_op("MaxPoolGrad").input("orig_input: T").input("orig_output: T") \
-    .input("grad: T").output("output: T") \
-    .attr("ksize: list(int) >= 4").attr("strides: list(int) >= 4") \
-    .attr("padding: {'SAME', 'VALID', 'EXPLICIT'}") \
-    .attr("explicit_paddings: list(int) = []") \
-    .attr("data_format: {'NHWC', 'NCHW'} = 'NHWC'") \
-    .attr("T: realnumbertype = DT_FLOAT").shape_fn(_unchanged_rank4)
-op_registry.register_op("AvgPoolGrad").input("orig_input_shape: int32").input("grad: T") \
-    .output("output: T") \
-    .attr("ksize: list(int) >= 4").attr("strides: list(int) >= 4") \
-    .attr("padding: {'SAME', 'VALID'}").attr("data_format: {'NHWC', 'NCHW'} = 'NHWC'") \
-    .attr(f"T: {_FLOATS}").shape_fn(_shape_input_rank4(0))
 
 op_registry.register_op("L2Loss").input("t: T").output("output: T") \
     .attr(f"T: {_FLOATS}").shape_fn(_scalar)
@@ -633,112 +460,6 @@ def bias_add(value: Any, bias: Any, data_format: str | None = None,
         bias = convert_to_tensor(bias, dtype=value.dtype.base_dtype, name="bias")
         return apply_op("BiasAdd", name=name, value=value, bias=bias,
                         data_format=data_format).outputs[0]
-
-
-def _get_sequence(value: Any, n: int, channel_index: int, name: str) -> list:
-    if value is None:
-        return [1] * (n + 2)
-    if isinstance(value, list):
-        pass
-    elif isinstance(value, tuple):
-        value = list(value)
-    elif isinstance(value, int):
-        value = [value]
-    elif not hasattr(value, "__len__"):
-        value = [value]
-    else:
-        value = list(value)
-    len_value = len(value)
-    if len_value == n + 2:
-        return value
-    if len_value == 1:
-        value = value * n
-    elif len_value != n:
-        raise ValueError(f"{name} should be of length 1, {n} or {n + 2}. Received: "
-                         f"{name}={value} of length {len_value}")
-    if channel_index == 1:
-        return [1, 1] + value
-    return [1] + value + [1]
-
-
-def _convert_padding(padding: Any, expected_length: int = 4) -> tuple[Any, list]:
-    explicit: list = []
-    if padding == "EXPLICIT":
-        raise ValueError("'EXPLICIT' is not a valid value for `padding`. To use explicit "
-                         "padding, `padding` must be a list.")
-    if isinstance(padding, (list, tuple)):
-        for i, dim_paddings in enumerate(padding):
-            if not isinstance(dim_paddings, (list, tuple)) or len(dim_paddings) != 2:
-                raise ValueError("When `padding` is a list, each element of `padding` must "
-                                 f"be a list/tuple of size 2. Received: padding={padding} "
-                                 f"with element at index {i}")
-            explicit.extend(dim_paddings)
-        if len(padding) != expected_length:
-            raise ValueError(f"When padding is a list, it must be of size {expected_length}. "
-                             f"Received: padding={padding} of size {len(padding)}")
-        padding = "EXPLICIT"
-    return padding, explicit
-
-
-def conv2d(input: Any, filter: Any = None, strides: Any = None,  # noqa: A002
-           padding: Any = None, use_cudnn_on_gpu: bool = True, data_format: str = "NHWC",
-           dilations: Any = (1, 1, 1, 1), name: str | None = None,
-           filters: Any = None) -> ops_lib.Tensor:
-    """2-D convolution of a 4-D ``input`` with a [h, w, in, out] ``filter``."""
-    if filters is not None:
-        if filter is not None:
-            raise ValueError("Cannot specify both 'filters' and 'filter'")
-        filter = filters
-    padding, explicit = _convert_padding(padding)
-    if data_format is None:
-        data_format = "NHWC"
-    channel_index = 1 if data_format.startswith("NC") else 3
-    strides = _get_sequence(strides, 2, channel_index, "strides")
-    dilations = _get_sequence(list(dilations) if isinstance(dilations, tuple) else dilations,
-                              2, channel_index, "dilations")
-    return apply_op("Conv2D", name=name, input=input, filter=filter, strides=strides,
-                    padding=padding, use_cudnn_on_gpu=use_cudnn_on_gpu,
-                    explicit_paddings=explicit, data_format=data_format,
-                    dilations=dilations).outputs[0]
-
-
-def max_pool(value: Any, ksize: Any, strides: Any, padding: Any, data_format: str = "NHWC",
-             name: str | None = None, input: Any = None) -> ops_lib.Tensor:  # noqa: A002
-    """Max pooling over NHWC windows."""
-    if input is not None:
-        if value is not None:
-            raise ValueError("Cannot specify both 'input' and 'value'")
-        value = input
-    with ops_lib.name_scope(name, "MaxPool", [value]) as name:
-        value = convert_to_tensor(value, name="input")
-        if data_format is None:
-            data_format = "NHWC"
-        channel_index = 1 if data_format.startswith("NC") else 3
-        ksize = _get_sequence(ksize, 2, channel_index, "ksize")
-        strides = _get_sequence(strides, 2, channel_index, "strides")
-        padding, explicit = _convert_padding(padding)
-        if any(v == 0 for v in ksize):
-            raise ValueError(f"`ksize` cannot be zero. Received: ksize={ksize}")
-        return apply_op("MaxPool", name=name, input=value, ksize=ksize, strides=strides,
-                        padding=padding, explicit_paddings=explicit,
-                        data_format=data_format).outputs[0]
-
-
-def avg_pool(value: Any, ksize: Any, strides: Any, padding: Any, data_format: str = "NHWC",
-             name: str | None = None, input: Any = None) -> ops_lib.Tensor:  # noqa: A002
-    """Average pooling over NHWC windows (padding not counted)."""
-    with ops_lib.name_scope(name, "AvgPool", [value]) as name:
-        if input is not None:
-            if value is not None:
-                raise ValueError("Cannot specify both 'input' and 'value'")
-            value = input
-        if data_format is None:
-            data_format = "NHWC"
-        channel_index = 1 if data_format.startswith("NC") else 3
-        ksize = _get_sequence(ksize, 2, channel_index, "ksize")
-        strides = _get_sequence(strides, 2, channel_index, "strides")
-        return apply_op("AvgPool", name=name, value=value, ksize=ksize, strides=strides,
-                        padding=padding, data_format=data_format).outputs[0]
 
 
 def l2_loss(t: Any, name: str | None = None) -> ops_lib.Tensor:

@@ -1,0 +1,337 @@
+"""CPU (numpy) kernels of the convolutions: Conv2D/Conv3D (im2col + one GEMM) and their
+input/filter backprops, DepthwiseConv2dNative and its backprops, Dilation2D (grayscale
+morphological dilation) and its backprops."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from graphcore.framework import errors
+from graphcore.kernels import blas
+from graphcore.kernels.registry import KernelContext, register_kernel
+from graphcore.kernels.window import (
+    Window,
+    WindowAttrs,
+    channels_last_shape,
+    from_channels_last,
+    int_tuple,
+    invalid,
+    lowest,
+    out_dtype,
+    shape_text,
+    to_channels_last,
+    work_dtype,
+)
+
+# -- dense convolution (N spatial dims) --------------------------------------------------
+
+
+def conv_forward(x: np.ndarray, w: np.ndarray, win: Window) -> np.ndarray:
+    """Channels-last conv of x [N, *S, C] with w [*K, C, CO] (im2col + one matmul)."""
+    n, c, co = x.shape[0], w.shape[-2], w.shape[-1]
+    dtype = np.result_type(x, w)
+    if 0 in win.out or n == 0:
+        return np.zeros((n,) + win.out + (co,), dtype=dtype)
+    xp = win.padded(x)
+    cols = np.empty((n,) + win.out + (win.taps, c), dtype=dtype)
+    for t, (_, index) in enumerate(win.tap_slices()):
+        cols[..., t, :] = xp[index]
+    out = blas.matmul(cols.reshape(-1, win.taps * c), w.reshape(win.taps * c, co))
+    return out.reshape((n,) + win.out + (co,))
+
+
+def conv_input_grad(in_shape: tuple, w: np.ndarray, grad: np.ndarray,
+                    win: Window) -> np.ndarray:
+    xp = win.padded(np.zeros(in_shape, dtype=np.result_type(w, grad)))
+    g2 = grad.reshape(-1, grad.shape[-1])
+    for tap, index in win.tap_slices():
+        xp[index] += blas.matmul(g2, w[tap], transpose_b=True).reshape(
+            grad.shape[:-1] + (w.shape[-2],))
+    return win.crop(xp)
+
+
+def conv_filter_grad(x: np.ndarray, w_shape: tuple, grad: np.ndarray,
+                     win: Window) -> np.ndarray:
+    c, co = w_shape[-2], w_shape[-1]
+    xp = win.padded(x)
+    dw = np.zeros(w_shape, dtype=np.result_type(x, grad))
+    g2 = grad.reshape(-1, co)
+    for tap, index in win.tap_slices():
+        dw[tap] = blas.matmul(xp[index].reshape(-1, c), g2, transpose_a=True)
+    return dw
+
+
+def _check_rank(x: np.ndarray, rank: int, what: str) -> None:
+    if x.ndim != rank:
+        raise invalid(f"{what} must be {rank}-dimensional{shape_text(x.shape)}")
+
+
+def _conv_kernel(nd: int):
+    def factory(ctx: KernelContext):
+        attrs = WindowAttrs(ctx, nd)
+        attrs.check_conv()
+        out, work = out_dtype(ctx), work_dtype(out_dtype(ctx))
+
+        def compute(x, w):
+            x, w = np.asarray(x), np.asarray(w)
+            _check_rank(x, nd + 2, "input")
+            _check_rank(w, nd + 2, "filter")
+            x = to_channels_last(x, attrs.channels_first).astype(work, copy=False)
+            if x.shape[-1] != w.shape[-2]:
+                if w.shape[-2] == 0 or x.shape[-1] % w.shape[-2]:
+                    raise invalid(f"input depth must be evenly divisible by filter depth: "
+                                  f"{x.shape[-1]} vs {w.shape[-2]}")
+                raise errors.UnimplementedError(
+                    None, None, "Grouped convolutions are not supported on CPU")
+            win = attrs.window(x.shape, w.shape[:nd])
+            y = conv_forward(x, w.astype(work, copy=False), win)
+            return (from_channels_last(y, attrs.channels_first).astype(out, copy=False),)
+
+        return compute
+
+    return factory
+
+
+def _input_sizes(value: object, grad_shape: tuple, w_shape: tuple, nd: int,
+                 channels_first: bool) -> tuple:
+    """The channels-last input shape from an ``input_sizes`` tensor (Conv2DBackpropInput
+    also takes just the spatial sizes)."""
+    sizes = int_tuple(value)
+    if len(sizes) == nd:
+        return (grad_shape[0],) + sizes + (w_shape[-2],)
+    if len(sizes) != nd + 2:
+        raise invalid(f"input_sizes must be {nd + 2}-dimensional, got {len(sizes)}")
+    return channels_last_shape(sizes, channels_first)
+
+
+def _check_out_backprop(op: str, grad: np.ndarray, win: Window, depth: int) -> None:
+    if win.out != grad.shape[1:-1] or grad.shape[-1] != depth:
+        raise invalid(f"{op}: Size of out_backprop doesn't match computed: actual = "
+                      f"{shape_text(grad.shape[1:-1])}, computed = {shape_text(win.out)}")
+
+
+def _conv_backprop_input_kernel(nd: int, op: str):
+    def factory(ctx: KernelContext):
+        attrs = WindowAttrs(ctx, nd)
+        attrs.check_conv()
+        out, work = out_dtype(ctx), work_dtype(out_dtype(ctx))
+
+        def compute(input_sizes, w, grad):
+            w = np.asarray(w).astype(work, copy=False)
+            grad = to_channels_last(np.asarray(grad), attrs.channels_first).astype(
+                work, copy=False)
+            _check_rank(grad, nd + 2, "out_backprop")
+            _check_rank(w, nd + 2, "filter")
+            in_shape = _input_sizes(input_sizes, grad.shape, w.shape, nd, attrs.channels_first)
+            win = attrs.window(in_shape, w.shape[:nd])
+            _check_out_backprop(op, grad, win, w.shape[-1])
+            dx = conv_input_grad(in_shape, w, grad, win)
+            return (from_channels_last(dx, attrs.channels_first).astype(out, copy=False),)
+
+        return compute
+
+    return factory
+
+
+def _conv_backprop_filter_kernel(nd: int, op: str):
+    def factory(ctx: KernelContext):
+        attrs = WindowAttrs(ctx, nd)
+        attrs.check_conv()
+        out, work = out_dtype(ctx), work_dtype(out_dtype(ctx))
+
+        def compute(x, filter_sizes, grad):
+            x = to_channels_last(np.asarray(x), attrs.channels_first).astype(work, copy=False)
+            grad = to_channels_last(np.asarray(grad), attrs.channels_first).astype(
+                work, copy=False)
+            w_shape = int_tuple(filter_sizes)
+            if len(w_shape) != nd + 2:
+                raise invalid(f"filter_sizes must be {nd + 2}-dimensional, got "
+                              f"{len(w_shape)}")
+            win = attrs.window(x.shape, w_shape[:nd])
+            _check_out_backprop(op, grad, win, w_shape[-1])
+            return (conv_filter_grad(x, w_shape, grad, win).astype(out, copy=False),)
+
+        return compute
+
+    return factory
+
+
+register_kernel("Conv2D")(_conv_kernel(2))
+register_kernel("Conv3D")(_conv_kernel(3))
+register_kernel("Conv2DBackpropInput")(
+    _conv_backprop_input_kernel(2, "Conv2DCustomBackpropInput"))
+register_kernel("Conv3DBackpropInputV2")(
+    _conv_backprop_input_kernel(3, "Conv3DBackpropInputOp"))
+register_kernel("Conv2DBackpropFilter")(
+    _conv_backprop_filter_kernel(2, "Conv2DCustomBackpropFilter"))
+register_kernel("Conv3DBackpropFilterV2")(
+    _conv_backprop_filter_kernel(3, "Conv3DBackpropFilterOp"))
+
+
+# -- depthwise convolution ----------------------------------------------------------------
+
+def depthwise_forward(x: np.ndarray, w: np.ndarray, win: Window) -> np.ndarray:
+    """x [N, H, W, C] with w [KH, KW, C, M] -> [N, OH, OW, C * M]."""
+    n, c, m = x.shape[0], w.shape[2], w.shape[3]
+    y = np.zeros((n,) + win.out + (c, m), dtype=np.result_type(x, w))
+    xp = win.padded(x)
+    for tap, index in win.tap_slices():
+        y += xp[index][..., None] * w[tap]
+    return y.reshape((n,) + win.out + (c * m,))
+
+
+def _depthwise_attrs(ctx: KernelContext) -> WindowAttrs:
+    attrs = WindowAttrs(ctx, 2)
+    attrs.check_conv()
+    return attrs
+
+
+@register_kernel("DepthwiseConv2dNative")
+def _depthwise(ctx: KernelContext):
+    attrs = _depthwise_attrs(ctx)
+    out, work = out_dtype(ctx), work_dtype(out_dtype(ctx))
+
+    def compute(x, w):
+        x, w = np.asarray(x), np.asarray(w)
+        _check_rank(x, 4, "input")
+        _check_rank(w, 4, "filter")
+        x = to_channels_last(x, attrs.channels_first).astype(work, copy=False)
+        if x.shape[-1] != w.shape[2]:
+            raise invalid(f"input and filter must have the same depth: {x.shape[-1]} vs "
+                          f"{w.shape[2]}")
+        win = attrs.window(x.shape, w.shape[:2])
+        y = depthwise_forward(x, w.astype(work, copy=False), win)
+        return (from_channels_last(y, attrs.channels_first).astype(out, copy=False),)
+
+    return compute
+
+
+@register_kernel("DepthwiseConv2dNativeBackpropInput")
+def _depthwise_backprop_input(ctx: KernelContext):
+    attrs = _depthwise_attrs(ctx)
+    out, work = out_dtype(ctx), work_dtype(out_dtype(ctx))
+
+    def compute(input_sizes, w, grad):
+        w = np.asarray(w).astype(work, copy=False)
+        grad = to_channels_last(np.asarray(grad), attrs.channels_first).astype(work,
+                                                                              copy=False)
+        in_shape = _input_sizes(input_sizes, grad.shape, w.shape, 2, attrs.channels_first)
+        win = attrs.window(in_shape, w.shape[:2])
+        c, m = w.shape[2], w.shape[3]
+        _check_out_backprop("DepthwiseConv2DBackpropInput", grad, win, c * m)
+        g = grad.reshape(grad.shape[:-1] + (c, m))
+        xp = win.padded(np.zeros(in_shape, dtype=work))
+        for tap, index in win.tap_slices():
+            xp[index] += np.einsum("...cm,cm->...c", g, w[tap])
+        dx = win.crop(xp)
+        return (from_channels_last(dx, attrs.channels_first).astype(out, copy=False),)
+
+    return compute
+
+
+@register_kernel("DepthwiseConv2dNativeBackpropFilter")
+def _depthwise_backprop_filter(ctx: KernelContext):
+    attrs = _depthwise_attrs(ctx)
+    out, work = out_dtype(ctx), work_dtype(out_dtype(ctx))
+
+    def compute(x, filter_sizes, grad):
+        x = to_channels_last(np.asarray(x), attrs.channels_first).astype(work, copy=False)
+        grad = to_channels_last(np.asarray(grad), attrs.channels_first).astype(work,
+                                                                              copy=False)
+        w_shape = int_tuple(filter_sizes)
+        if len(w_shape) != 4:
+            raise invalid(f"filter_sizes must be 4-dimensional, got {len(w_shape)}")
+        win = attrs.window(x.shape, w_shape[:2])
+        c, m = w_shape[2], w_shape[3]
+        _check_out_backprop("DepthwiseConv2DBackpropFilter", grad, win, c * m)
+        g = grad.reshape(grad.shape[:-1] + (c, m))
+        xp = win.padded(x)
+        dw = np.zeros(w_shape, dtype=work)
+        for tap, index in win.tap_slices():
+            dw[tap] = np.einsum("nhwc,nhwcm->cm", xp[index], g)
+        return (dw.astype(out, copy=False),)
+
+    return compute
+
+
+# -- morphological dilation ----------------------------------------------------------------
+
+def _dilation_attrs(ctx: KernelContext) -> WindowAttrs:
+    attrs = WindowAttrs(ctx, 2, dilation_attr="rates")
+    if attrs.batch_channel_strides != (1, 1):
+        raise invalid("Current implementation does not yet support strides in the batch "
+                      "and depth dimensions.")
+    if attrs.batch_channel_dilations != (1, 1):
+        raise invalid("Current implementation does not yet support rates in the batch and "
+                      "depth dimensions.")
+    return attrs
+
+
+def _dilation_argmax(x: np.ndarray, f: np.ndarray, win: Window) -> tuple:
+    """(max over taps of x + f, the tap index reaching it: the first one on ties)."""
+    xp = win.padded(x, fill=lowest(x.dtype))
+    best = np.full((x.shape[0],) + win.out + (x.shape[-1],), lowest(x.dtype),
+                   dtype=np.result_type(x, f))
+    arg = np.zeros(best.shape, dtype=np.int64)
+    for t, (tap, index) in enumerate(win.tap_slices()):
+        value = xp[index] + f[tap]
+        take = value > best
+        best = np.where(take, value, best)
+        arg[take] = t
+    return best, arg
+
+
+def _dilation_check(x: np.ndarray, f: np.ndarray) -> None:
+    _check_rank(x, 4, "input")
+    _check_rank(f, 3, "filter")
+    if x.shape[3] != f.shape[2]:
+        raise invalid(f"input and filter must have the same depth: {x.shape[3]} vs "
+                      f"{f.shape[2]}")
+
+
+@register_kernel("Dilation2D")
+def _dilation2d(ctx: KernelContext):
+    attrs = _dilation_attrs(ctx)
+    out, work = out_dtype(ctx), work_dtype(out_dtype(ctx))
+
+    def compute(x, f):
+        x, f = np.asarray(x).astype(work, copy=False), np.asarray(f).astype(work, copy=False)
+        _dilation_check(x, f)
+        win = attrs.window(x.shape, f.shape[:2])
+        return (_dilation_argmax(x, f, win)[0].astype(out, copy=False),)
+
+    return compute
+
+
+def _dilation_backprop(ctx: KernelContext, to_input: bool):
+    attrs = _dilation_attrs(ctx)
+    out, work = out_dtype(ctx), work_dtype(out_dtype(ctx))
+
+    def compute(x, f, grad):
+        x, f = np.asarray(x).astype(work, copy=False), np.asarray(f).astype(work, copy=False)
+        grad = np.asarray(grad).astype(work, copy=False)
+        _dilation_check(x, f)
+        win = attrs.window(x.shape, f.shape[:2])
+        want = (x.shape[0],) + win.out + (x.shape[3],)
+        if grad.shape != want:
+            raise invalid(f"out_backprop has incompatible size: {shape_text(grad.shape)} vs "
+                          f"{shape_text(want)}")
+        _, arg = _dilation_argmax(x, f, win)
+        ti, tj = np.unravel_index(arg, win.k)
+        if not to_input:
+            df = np.zeros(f.shape, dtype=work)
+            c = np.broadcast_to(np.arange(x.shape[3]), arg.shape)
+            np.add.at(df, (ti, tj, c), grad)
+            return (df.astype(out, copy=False),)
+        n, oh, ow, c = np.indices(grad.shape, sparse=True)
+        rows = oh * win.strides[0] + ti * win.dilations[0] - win.pads[0][0]
+        cols = ow * win.strides[1] + tj * win.dilations[1] - win.pads[1][0]
+        dx = np.zeros(x.shape, dtype=work)
+        np.add.at(dx, tuple(np.broadcast_arrays(n, rows, cols, c)), grad)
+        return (dx.astype(out, copy=False),)
+
+    return compute
+
+
+register_kernel("Dilation2DBackpropInput")(lambda ctx: _dilation_backprop(ctx, True))
+register_kernel("Dilation2DBackpropFilter")(lambda ctx: _dilation_backprop(ctx, False))

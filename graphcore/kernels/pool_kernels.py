@@ -1,0 +1,266 @@
+"""CPU (numpy) kernels of the pooling ops over 2 or 3 spatial dims: MaxPool/MaxPoolV2/
+MaxPool3D, AvgPool/AvgPool3D, their gradients (and max pooling's second-order gradients),
+and MaxPoolWithArgmax with MaxPoolGradWithArgmax."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from graphcore.framework import errors
+from graphcore.kernels.registry import KernelContext, register_kernel
+from graphcore.kernels.window import (
+    Window,
+    WindowAttrs,
+    channels_last_shape,
+    from_channels_last,
+    int_tuple,
+    invalid,
+    lowest,
+    out_dtype,
+    shape_text,
+    to_channels_last,
+    work_dtype,
+)
+
+
+def _pool_attrs(ctx: KernelContext, nd: int, ksize: tuple | None = None,
+                strides: tuple | None = None) -> WindowAttrs:
+    attrs = WindowAttrs(ctx, nd, ksize=ksize, strides=strides)
+    if attrs.batch_channel_ksize[0] != 1 or attrs.batch_channel_strides[0] != 1:
+        raise invalid("Pooling is not yet supported on the batch dimension.")
+    if attrs.batch_channel_ksize[1] != 1 or attrs.batch_channel_strides[1] != 1:
+        raise errors.UnimplementedError(
+            None, None, "Depthwise pooling is not supported by this implementation.")
+    return attrs
+
+
+def _check_rank(x: np.ndarray, nd: int, what: str) -> None:
+    if x.ndim != nd + 2:
+        raise invalid(f"{what} must be {nd + 2}-dimensional{shape_text(x.shape)}")
+
+
+def _check_grad(grad: np.ndarray, in_shape: tuple, win: Window) -> None:
+    want = (in_shape[0],) + win.out + (in_shape[-1],)
+    if grad.shape != want:
+        raise invalid(f"Expected grad shape to be {shape_text(want)}, but got "
+                      f"{shape_text(grad.shape)}")
+
+
+def max_pool_argmax(x: np.ndarray, win: Window) -> tuple[np.ndarray, np.ndarray]:
+    """(max of each window, flat index into the window of the first maximum)."""
+    xp = win.padded(x, fill=lowest(x.dtype))
+    best = np.full((x.shape[0],) + win.out + (x.shape[-1],), lowest(x.dtype), dtype=x.dtype)
+    arg = np.zeros(best.shape, dtype=np.int64)
+    if best.size == 0:
+        return best, arg
+    for t, (_, index) in enumerate(win.tap_slices()):
+        patch = xp[index]
+        if t == 0:
+            best[...] = patch
+            continue
+        take = patch > best
+        best = np.where(take, patch, best)
+        arg[take] = t
+    return best, arg
+
+
+def _input_positions(arg: np.ndarray, win: Window) -> tuple:
+    """Index arrays into the (unpadded) input of each window's argmax tap."""
+    taps = np.unravel_index(arg, win.k)
+    grids = np.indices(arg.shape, sparse=True)
+    spatial = tuple(grids[1 + d] * win.strides[d] + taps[d] - win.pads[d][0]
+                    for d in range(len(win.k)))
+    return tuple(np.broadcast_arrays(grids[0], *spatial, grids[-1]))
+
+
+# -- forward ---------------------------------------------------------------------------
+
+def _max_pool_kernel(nd: int, ksize_input: bool = False):
+    def factory(ctx: KernelContext):
+        attrs = None if ksize_input else _pool_attrs(ctx, nd)
+        out = out_dtype(ctx)
+
+        def compute(x, *window):
+            a = _pool_attrs(ctx, nd, int_tuple(window[0]), int_tuple(window[1])) \
+                if ksize_input else attrs
+            x = np.asarray(x)
+            _check_rank(x, nd, "input")
+            x = to_channels_last(x, a.channels_first)
+            y, _ = max_pool_argmax(x, a.window(x.shape))
+            return (from_channels_last(y, a.channels_first).astype(out, copy=False),)
+
+        return compute
+
+    return factory
+
+
+def _avg_pool_kernel(nd: int):
+    def factory(ctx: KernelContext):
+        attrs = _pool_attrs(ctx, nd)
+        out, work = out_dtype(ctx), work_dtype(out_dtype(ctx))
+
+        def compute(x):
+            x = np.asarray(x)
+            _check_rank(x, nd, "input")
+            x = to_channels_last(x, attrs.channels_first).astype(work, copy=False)
+            win = attrs.window(x.shape)
+            xp = win.padded(x)
+            total = np.zeros((x.shape[0],) + win.out + (x.shape[-1],), dtype=work)
+            for _, index in win.tap_slices():
+                total += xp[index]
+            y = total / win.counts().astype(work)
+            return (from_channels_last(y, attrs.channels_first).astype(out, copy=False),)
+
+        return compute
+
+    return factory
+
+
+register_kernel("MaxPool")(_max_pool_kernel(2))
+register_kernel("MaxPoolV2")(_max_pool_kernel(2, ksize_input=True))
+register_kernel("MaxPool3D")(_max_pool_kernel(3))
+register_kernel("AvgPool")(_avg_pool_kernel(2))
+register_kernel("AvgPool3D")(_avg_pool_kernel(3))
+
+
+# -- gradients -------------------------------------------------------------------------
+
+def _max_pool_grad_kernel(nd: int, ksize_input: bool = False):
+    def factory(ctx: KernelContext):
+        attrs = None if ksize_input else _pool_attrs(ctx, nd)
+        out, work = out_dtype(ctx), work_dtype(out_dtype(ctx))
+
+        def compute(orig_input, orig_output, grad, *window):
+            a = _pool_attrs(ctx, nd, int_tuple(window[0]), int_tuple(window[1])) \
+                if ksize_input else attrs
+            x = np.asarray(orig_input)
+            _check_rank(x, nd, "orig_input")
+            x = to_channels_last(x, a.channels_first)
+            grad = to_channels_last(np.asarray(grad), a.channels_first).astype(work,
+                                                                               copy=False)
+            win = a.window(x.shape)
+            _check_grad(grad, x.shape, win)
+            dx = np.zeros(x.shape, dtype=work)
+            if grad.size:
+                _, arg = max_pool_argmax(x, win)
+                np.add.at(dx, _input_positions(arg, win), grad)
+            return (from_channels_last(dx, a.channels_first).astype(out, copy=False),)
+
+        return compute
+
+    return factory
+
+
+def _max_pool_grad_grad_kernel(nd: int):
+    def factory(ctx: KernelContext):
+        attrs = _pool_attrs(ctx, nd)
+        out = out_dtype(ctx)
+
+        def compute(orig_input, orig_output, grad):
+            x = to_channels_last(np.asarray(orig_input), attrs.channels_first)
+            grad = to_channels_last(np.asarray(grad), attrs.channels_first)
+            if grad.shape != x.shape:
+                raise invalid(f"input and grad must have the same shape: "
+                              f"{shape_text(x.shape)} vs {shape_text(grad.shape)}")
+            win = attrs.window(x.shape)
+            _, arg = max_pool_argmax(x, win)
+            y = grad[_input_positions(arg, win)] if arg.size else np.zeros(arg.shape)
+            return (from_channels_last(y, attrs.channels_first).astype(out, copy=False),)
+
+        return compute
+
+    return factory
+
+
+def _avg_pool_grad_kernel(nd: int):
+    def factory(ctx: KernelContext):
+        attrs = _pool_attrs(ctx, nd)
+        out, work = out_dtype(ctx), work_dtype(out_dtype(ctx))
+
+        def compute(orig_input_shape, grad):
+            shape = int_tuple(orig_input_shape)
+            if len(shape) != nd + 2:
+                raise invalid(f"orig_input_shape must have {nd + 2} elements, got "
+                              f"{len(shape)}")
+            shape = channels_last_shape(shape, attrs.channels_first)
+            grad = to_channels_last(np.asarray(grad), attrs.channels_first).astype(
+                work, copy=False)
+            win = attrs.window(shape)
+            _check_grad(grad, shape, win)
+            xp = win.padded(np.zeros(shape, dtype=work))
+            g = grad / win.counts().astype(work)
+            for _, index in win.tap_slices():
+                xp[index] += g
+            dx = win.crop(xp)
+            return (from_channels_last(dx, attrs.channels_first).astype(out, copy=False),)
+
+        return compute
+
+    return factory
+
+
+register_kernel("MaxPoolGrad")(_max_pool_grad_kernel(2))
+register_kernel("MaxPoolGradV2")(_max_pool_grad_kernel(2, ksize_input=True))
+register_kernel("MaxPool3DGrad")(_max_pool_grad_kernel(3))
+register_kernel("MaxPoolGradGrad")(_max_pool_grad_grad_kernel(2))
+register_kernel("MaxPool3DGradGrad")(_max_pool_grad_grad_kernel(3))
+register_kernel("AvgPoolGrad")(_avg_pool_grad_kernel(2))
+register_kernel("AvgPool3DGrad")(_avg_pool_grad_kernel(3))
+
+
+# -- with argmax -------------------------------------------------------------------------
+
+def _flat_argmax(arg: np.ndarray, win: Window, in_shape: tuple,
+                 include_batch: bool) -> np.ndarray:
+    """TF's argmax: ((b * height + y) * width + x) * channels + c (b only with
+    include_batch_in_index)."""
+    pos = _input_positions(arg, win)
+    flat = np.ravel_multi_index(pos, in_shape)
+    if not include_batch:
+        flat = flat - pos[0] * int(np.prod(in_shape[1:]))
+    return flat
+
+
+@register_kernel("MaxPoolWithArgmax")
+def _max_pool_with_argmax(ctx: KernelContext):
+    attrs = _pool_attrs(ctx, 2)
+    include_batch = ctx.node_def.attr["include_batch_in_index"].b
+    out, arg_type = out_dtype(ctx, 0), out_dtype(ctx, 1)
+
+    def compute(x):
+        x = np.asarray(x)
+        _check_rank(x, 2, "input")
+        win = attrs.window(x.shape)
+        y, arg = max_pool_argmax(x, win)
+        flat = _flat_argmax(arg, win, x.shape, include_batch)
+        return y.astype(out, copy=False), flat.astype(arg_type)
+
+    return compute
+
+
+@register_kernel("MaxPoolGradWithArgmax")
+def _max_pool_grad_with_argmax(ctx: KernelContext):
+    attrs = _pool_attrs(ctx, 2)
+    include_batch = ctx.node_def.attr["include_batch_in_index"].b
+    out, work = out_dtype(ctx), work_dtype(out_dtype(ctx))
+
+    def compute(x, grad, argmax):
+        x = np.asarray(x)
+        grad, argmax = np.asarray(grad).astype(work, copy=False), np.asarray(argmax)
+        _check_rank(x, 2, "input")
+        win = attrs.window(x.shape)
+        _check_grad(grad, x.shape, win)
+        if argmax.shape != grad.shape:
+            raise invalid(f"Expected argmax shape to be {shape_text(grad.shape)}, but got "
+                          f"{shape_text(argmax.shape)}")
+        flat = argmax.astype(np.int64)
+        if not include_batch:
+            per_image = int(np.prod(x.shape[1:]))
+            flat = flat + np.arange(x.shape[0]).reshape((-1, 1, 1, 1)) * per_image
+        if flat.size and (flat.min() < 0 or flat.max() >= x.size):
+            raise invalid("Invalid argmax index for MaxPoolGradWithArgmax")
+        dx = np.zeros(x.size, dtype=work)
+        np.add.at(dx, flat.reshape(-1), grad.reshape(-1))
+        return (dx.reshape(x.shape).astype(out, copy=False),)
+
+    return compute
