@@ -27,7 +27,10 @@ def _pool_attrs(ctx: KernelContext, nd: int, ksize: tuple | None = None,
                 strides: tuple | None = None) -> WindowAttrs:
     attrs = WindowAttrs(ctx, nd, ksize=ksize, strides=strides)
     if attrs.batch_channel_ksize[0] != 1 or attrs.batch_channel_strides[0] != 1:
-        raise invalid("Pooling is not yet supported on the batch dimension.")
+        message = "Pooling is not yet supported on the batch dimension."
+        if nd == 3:  # TF's Pooling3DOp calls it unimplemented, the 2-D ops invalid
+            raise errors.UnimplementedError(None, None, message)
+        raise invalid(message)
     if attrs.batch_channel_ksize[1] != 1 or attrs.batch_channel_strides[1] != 1:
         raise errors.UnimplementedError(
             None, None, "Depthwise pooling is not supported by this implementation.")

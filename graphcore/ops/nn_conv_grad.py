@@ -45,16 +45,16 @@ def _register_family(family: str) -> None:
     @RegisterGradient(forward)
     def _forward_grad(op: ops_lib.Operation, grad: Any) -> Any:
         attrs = _attrs(op, family)
-        if family == "DepthwiseConv2dNative":
-            shape_0, shape_1 = array_ops.shape(op.inputs[0]), array_ops.shape(op.inputs[1])
-        else:
-            shape_0, shape_1 = array_ops.shape_n([op.inputs[0], op.inputs[1]])
-        return [
-            _op1(backprop_input, input_sizes=shape_0, filter=op.inputs[1], out_backprop=grad,
-                 **attrs),
-            _op1(backprop_filter, input=op.inputs[0], filter_sizes=shape_1,
-                 out_backprop=grad, **attrs),
-        ]
+        # TF's depthwise gradient takes each Shape just before the op that uses it.
+        shape_n = family != "DepthwiseConv2dNative"
+        shapes = array_ops.shape_n([op.inputs[0], op.inputs[1]]) if shape_n else None
+        dx = _op1(backprop_input,
+                  input_sizes=shapes[0] if shape_n else array_ops.shape(op.inputs[0]),
+                  filter=op.inputs[1], out_backprop=grad, **attrs)
+        dw = _op1(backprop_filter, input=op.inputs[0],
+                  filter_sizes=shapes[1] if shape_n else array_ops.shape(op.inputs[1]),
+                  out_backprop=grad, **attrs)
+        return [dx, dw]
 
     @RegisterGradient(backprop_input)
     def _backprop_input_grad(op: ops_lib.Operation, grad: Any) -> Any:

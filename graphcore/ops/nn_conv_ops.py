@@ -15,6 +15,7 @@ from graphcore.framework.op_def_library import apply_op
 from graphcore.framework.tensor_conversion import convert_to_tensor
 from graphcore.ops import array_ops, math_ops
 from graphcore.ops.window_shapes import (
+    argument_lookup,
     conv_shape,
     convert_padding,
     get_sequence,
@@ -116,15 +117,6 @@ _dilation2d_attrs(op_registry.register_op("Dilation2DBackpropFilter").input("inp
 
 # -- wrappers ------------------------------------------------------------------------------
 
-def _lookup(new_name: str, new_value: Any, old_name: str, old_value: Any) -> Any:
-    """TF's deprecated_argument_lookup: ``new_name`` replaces ``old_name``."""
-    if new_value is not None:
-        if old_value is not None:
-            raise ValueError(f"Cannot specify both '{old_name}' and '{new_name}'")
-        return new_value
-    return old_value
-
-
 def squeeze_batch_dims(inp: Any, op: Any, inner_rank: int,
                        name: str | None = None) -> ops_lib.Tensor:
     """``op`` over ``inp`` with its leading (batch) dims folded into one and restored."""
@@ -173,7 +165,7 @@ def conv2d(input: Any, filter: Any = None, strides: Any = None,  # noqa: A002
            dilations: Any = (1, 1, 1, 1), name: str | None = None,
            filters: Any = None) -> ops_lib.Tensor:
     """2-D convolution of a 4-D ``input`` with a [h, w, in, out] ``filter``."""
-    filter = _lookup("filters", filters, "filter", filter)
+    filter = argument_lookup("filters", filters, "filter", filter)
     padding, explicit = convert_padding(padding)
     if data_format is None:
         data_format = "NHWC"
@@ -220,7 +212,7 @@ def conv2d_backprop_input(input_sizes: Any, filter: Any = None,  # noqa: A002
                           dilations: Any = (1, 1, 1, 1), name: str | None = None,
                           filters: Any = None) -> ops_lib.Tensor:
     """The gradient of conv2d with respect to its input."""
-    filter = _lookup("filters", filters, "filter", filter)
+    filter = argument_lookup("filters", filters, "filter", filter)
     padding, explicit = convert_padding(padding)
     return apply_op("Conv2DBackpropInput", name=name, input_sizes=input_sizes, filter=filter,
                     out_backprop=out_backprop, strides=strides, padding=padding,
@@ -277,8 +269,8 @@ def conv2d_transpose(value: Any = None, filter: Any = None,  # noqa: A002
                      input: Any = None, filters: Any = None,  # noqa: A002
                      dilations: Any = None) -> ops_lib.Tensor:
     """The transpose (gradient) of conv2d: ``value`` [N, H, W, out] to ``output_shape``."""
-    value = _lookup("input", input, "value", value)
-    filter = _lookup("filters", filters, "filter", filter)
+    value = argument_lookup("input", input, "value", value)
+    filter = argument_lookup("filters", filters, "filter", filter)
     with ops_lib.name_scope(name, "conv2d_transpose", [value, filter, output_shape]) as name:
         return conv2d_transpose_v2(value, filter, output_shape, strides, padding=padding,
                                    data_format=data_format, dilations=dilations, name=name)
@@ -289,7 +281,7 @@ def conv1d(value: Any = None, filters: Any = None, stride: Any = None, padding: 
            name: str | None = None, input: Any = None,  # noqa: A002
            dilations: Any = None) -> ops_lib.Tensor:
     """1-D convolution: ExpandDims to [N, 1, W, C], Conv2D, Squeeze (as TF builds it)."""
-    value = _lookup("input", input, "value", value)
+    value = argument_lookup("input", input, "value", value)
     with ops_lib.name_scope(name, "conv1d", [value, filters]) as name:
         if data_format is None or data_format in ("NHWC", "NWC"):
             data_format, spatial_start_dim, channel_index = "NHWC", -3, 2
@@ -354,7 +346,7 @@ def conv3d(input: Any, filter: Any = None, strides: Any = None,  # noqa: A002
            dilations: Any = (1, 1, 1, 1, 1), name: str | None = None,
            filters: Any = None) -> ops_lib.Tensor:
     """3-D convolution of a 5-D ``input`` with a [d, h, w, in, out] ``filter``."""
-    filter = _lookup("filters", filters, "filter", filter)
+    filter = argument_lookup("filters", filters, "filter", filter)
     return _gen_conv3d(input, filter, strides, padding, data_format, dilations, name)
 
 
@@ -403,8 +395,8 @@ def conv3d_transpose(value: Any, filter: Any = None, output_shape: Any = None,  
                      name: str | None = None, input: Any = None,  # noqa: A002
                      filters: Any = None, dilations: Any = None) -> ops_lib.Tensor:
     """The transpose (gradient) of conv3d."""
-    filter = _lookup("filters", filters, "filter", filter)
-    value = _lookup("input", input, "value", value)
+    filter = argument_lookup("filters", filters, "filter", filter)
+    value = argument_lookup("input", input, "value", value)
     return conv3d_transpose_v2(value, filter, output_shape, strides, padding=padding,
                                data_format=data_format, dilations=dilations, name=name)
 
@@ -475,8 +467,8 @@ def dilation2d(input: Any, filter: Any = None, strides: Any = None,  # noqa: A00
                rates: Any = None, padding: Any = None, name: str | None = None,
                filters: Any = None, dilations: Any = None) -> ops_lib.Tensor:
     """Grayscale morphological dilation: max over the window of input + filter."""
-    filter = _lookup("filters", filters, "filter", filter)
-    rates = _lookup("dilations", dilations, "rates", rates)
+    filter = argument_lookup("filters", filters, "filter", filter)
+    rates = argument_lookup("dilations", dilations, "rates", rates)
     return apply_op("Dilation2D", name=name, input=input, filter=filter, strides=strides,
                     rates=rates, padding=padding).outputs[0]
 

@@ -1,0 +1,202 @@
+"""Reference tier: tf.nn convolutions and pooling against TensorFlow's compat.v1.
+
+Each case builds the same op in TF and graphcore from the same inputs and compares the
+forward values, the gradients (tf.gradients of a weighted sum, wrt every float input), the
+static output shapes, and the GraphDef (node names and op types, gradient nodes included).
+Skipped when TensorFlow is not installed."""
+
+import os
+
+import numpy as np
+import pytest
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+
+import graphcore as tf  # noqa: E402
+from graphcore.ops import array_ops  # noqa: E402
+
+tf_ref = pytest.importorskip("tensorflow")
+tf1 = tf_ref.compat.v1
+
+RNG = np.random.default_rng(11)
+_HAS_SPACE_TO_BATCH = hasattr(array_ops, "space_to_batch_nd")
+
+
+def _n(*shape):
+    return RNG.standard_normal(shape).astype(np.float32)
+
+
+# name -> (build(lib, *inputs), input arrays, differentiable)
+CASES = {
+    "conv1d": (lambda lib, x, w: lib.nn.conv1d(x, w, 2, "SAME"), [_n(2, 9, 3), _n(3, 3, 4)]),
+    "conv1d_valid": (lambda lib, x, w: lib.nn.conv1d(x, w, 1, "VALID"),
+                     [_n(2, 9, 3), _n(2, 3, 2)]),
+    "conv1d_transpose": (lambda lib, x, w: lib.nn.conv1d_transpose(
+        x, w, [2, 9, 3], 2, "SAME"), [_n(2, 5, 4), _n(3, 3, 4)]),
+    "conv2d_rank5": (lambda lib, x, w: lib.nn.conv2d(x, w, 1, "SAME"),
+                     [_n(2, 2, 5, 5, 3), _n(3, 3, 3, 2)]),
+    "conv2d_backprop_input": (lambda lib, w, g: lib.nn.conv2d_backprop_input(
+        [2, 7, 7, 3], w, g, [1, 2, 2, 1], "SAME"), [_n(3, 3, 3, 4), _n(2, 4, 4, 4)]),
+    "conv2d_backprop_filter": (lambda lib, x, g: lib.nn.conv2d_backprop_filter(
+        x, [3, 3, 3, 4], g, [1, 2, 2, 1], "VALID"), [_n(2, 7, 7, 3), _n(2, 3, 3, 4)]),
+    "conv2d_transpose": (lambda lib, x, w: lib.nn.conv2d_transpose(
+        x, w, [2, 8, 8, 3], [1, 2, 2, 1], "SAME"), [_n(2, 4, 4, 5), _n(3, 3, 3, 5)]),
+    "conv2d_transpose_valid": (lambda lib, x, w: lib.nn.conv2d_transpose(
+        x, w, [2, 9, 9, 3], [1, 2, 2, 1], "VALID"),
+        [_n(2, 4, 4, 5), _n(3, 3, 3, 5)]),
+    "conv2d_transpose_named": (lambda lib, x, w: lib.nn.conv2d_transpose(
+        value=x, filter=w, output_shape=lib.constant([2, 8, 8, 3]), strides=2,
+        name="deconv"), [_n(2, 4, 4, 5), _n(3, 3, 3, 5)]),
+    "conv3d": (lambda lib, x, w: lib.nn.conv3d(x, w, [1, 1, 2, 1, 1], "SAME"),
+               [_n(2, 4, 5, 4, 2), _n(2, 3, 2, 2, 3)]),
+    "conv3d_valid": (lambda lib, x, w: lib.nn.conv3d(
+        x, w, [1, 2, 1, 1, 1], "VALID", name="c"), [_n(1, 5, 4, 4, 2), _n(2, 2, 2, 2, 3)]),
+    "conv3d_transpose": (lambda lib, x, w: lib.nn.conv3d_transpose(
+        x, w, [2, 4, 6, 4, 2], [1, 2, 2, 2, 1], "SAME"),
+        [_n(2, 2, 3, 2, 3), _n(2, 2, 2, 2, 3)]),
+    "conv3d_backprop_filter_v2": (lambda lib, x, g: lib.nn.conv3d_backprop_filter_v2(
+        x, [2, 2, 2, 2, 3], g, [1, 1, 1, 1, 1], "VALID"),
+        [_n(1, 4, 4, 4, 2), _n(1, 3, 3, 3, 3)]),
+    "conv_transpose_2d": (lambda lib, x, w: lib.nn.conv_transpose(
+        x, w, [2, 8, 8, 3], 2), [_n(2, 4, 4, 5), _n(3, 3, 3, 5)]),
+    "convolution_1d": (lambda lib, x, w: lib.nn.convolution(x, w, "SAME", strides=[2]),
+                       [_n(2, 9, 3), _n(3, 3, 2)]),
+    "convolution_2d": (lambda lib, x, w: lib.nn.convolution(
+        x, w, "VALID", strides=[2, 1]), [_n(2, 7, 6, 3), _n(3, 3, 3, 2)]),
+    "convolution_3d": (lambda lib, x, w: lib.nn.convolution(x, w, "SAME", name="c3"),
+                       [_n(1, 4, 4, 4, 2), _n(2, 2, 2, 2, 3)]),
+    "depthwise_conv2d_native": (lambda lib, x, w: lib.nn.depthwise_conv2d_native(
+        x, w, [1, 2, 2, 1], "SAME"), [_n(2, 7, 7, 3), _n(3, 3, 3, 2)]),
+    "depthwise_conv2d_native_valid": (lambda lib, x, w: lib.nn.depthwise_conv2d_native(
+        x, w, [1, 1, 1, 1], "VALID"), [_n(2, 7, 7, 3), _n(2, 2, 3, 2)]),
+    "depthwise_conv2d_native_backprop_input": (
+        lambda lib, w, g: lib.nn.depthwise_conv2d_native_backprop_input(
+            [2, 7, 7, 3], w, g, [1, 2, 2, 1], "SAME"), [_n(3, 3, 3, 2), _n(2, 4, 4, 6)]),
+    "depthwise_conv2d_backprop_filter": (
+        lambda lib, x, g: lib.nn.depthwise_conv2d_backprop_filter(
+            x, [3, 3, 3, 2], g, [1, 1, 1, 1], "VALID"), [_n(2, 6, 6, 3), _n(2, 4, 4, 6)]),
+    "depthwise_conv2d": (lambda lib, x, w: lib.nn.depthwise_conv2d(x, w, [1, 1, 1, 1], "SAME"),
+                         [_n(2, 6, 6, 3), _n(3, 3, 3, 2)]),
+    "separable_conv2d": (lambda lib, x, d, p: lib.nn.separable_conv2d(
+        x, d, p, [1, 2, 2, 1], "VALID"), [_n(2, 7, 7, 3), _n(3, 3, 3, 2), _n(1, 1, 6, 4)]),
+    "dilation2d": (lambda lib, x, f: lib.nn.dilation2d(x, f, [1, 2, 2, 1], [1, 1, 1, 1],
+                                                       "SAME"), [_n(2, 7, 7, 3), _n(3, 3, 3)]),
+    "dilation2d_rates_valid": (lambda lib, x, f: lib.nn.dilation2d(
+        x, f, [1, 1, 1, 1], [1, 2, 2, 1], "VALID"), [_n(2, 7, 7, 3), _n(2, 3, 3)]),
+    "erosion2d": (lambda lib, x, f: lib.nn.erosion2d(x, f, [1, 1, 1, 1], [1, 1, 1, 1],
+                                                     "SAME"), [_n(2, 6, 6, 3), _n(3, 2, 3)]),
+    "max_pool1d": (lambda lib, x: lib.nn.max_pool1d(x, 3, 2, "SAME"), [_n(2, 9, 3)]),
+    "max_pool2d": (lambda lib, x: lib.nn.max_pool2d(x, 2, 2, "VALID"), [_n(2, 6, 6, 3)]),
+    "max_pool3d": (lambda lib, x: lib.nn.max_pool3d(x, 2, [1, 1, 2, 2, 1], "SAME"),
+                   [_n(2, 4, 5, 5, 2)]),
+    "max_pool_v2_1d": (lambda lib, x: lib.nn.max_pool_v2(x, 2, 1, "VALID"), [_n(2, 7, 3)]),
+    "max_pool_v2_3d": (lambda lib, x: lib.nn.max_pool_v2(x, 2, 2, "SAME"),
+                       [_n(1, 3, 4, 4, 2)]),
+    "avg_pool1d": (lambda lib, x: lib.nn.avg_pool1d(x, 3, 2, "SAME"), [_n(2, 9, 3)]),
+    "avg_pool2d": (lambda lib, x: lib.nn.avg_pool2d(x, 3, 2, "SAME"), [_n(2, 7, 7, 3)]),
+    "avg_pool3d": (lambda lib, x: lib.nn.avg_pool3d(x, 3, 2, "SAME", name="ap3"),
+                   [_n(2, 5, 5, 4, 2)]),
+    "avg_pool_v2_2d": (lambda lib, x: lib.nn.avg_pool_v2(x, 2, 2, "VALID"),
+                       [_n(2, 6, 6, 3)]),
+    "max_pool_with_argmax": (lambda lib, x: lib.nn.max_pool_with_argmax(
+        x, [1, 2, 2, 1], [1, 2, 2, 1], "SAME"), [_n(2, 5, 5, 3)]),
+    "max_pool_with_argmax_batch": (lambda lib, x: lib.nn.max_pool_with_argmax(
+        x, [1, 3, 3, 1], [1, 2, 2, 1], "VALID", include_batch_in_index=True),
+        [_n(2, 7, 7, 3)]),
+    "pool_max_2d": (lambda lib, x: lib.nn.pool(x, [2, 2], "MAX", "SAME", strides=[2, 2]),
+                    [_n(2, 5, 5, 3)]),
+    "pool_avg_1d": (lambda lib, x: lib.nn.pool(x, [3], "AVG", "VALID"), [_n(2, 8, 3)]),
+    "pool_avg_3d": (lambda lib, x: lib.nn.pool(x, [2, 2, 2], "AVG", "VALID",
+                                               strides=[1, 2, 2]), [_n(1, 4, 4, 4, 2)]),
+}
+
+# Cases that need SpaceToBatchND/BatchToSpaceND (dilated convolution and pooling).
+DILATED = {
+    "convolution_dilated": (lambda lib, x, w: lib.nn.convolution(
+        x, w, "SAME", dilation_rate=[2, 2]), [_n(2, 9, 9, 3), _n(3, 3, 3, 2)]),
+    "atrous_conv2d": (lambda lib, x, w: lib.nn.atrous_conv2d(x, w, 2, "VALID"),
+                      [_n(2, 9, 9, 3), _n(3, 3, 3, 2)]),
+    "atrous_conv2d_transpose": (lambda lib, x, w: lib.nn.atrous_conv2d_transpose(
+        x, w, [2, 9, 9, 3], 2, "SAME"), [_n(2, 9, 9, 2), _n(3, 3, 3, 2)]),
+    "depthwise_conv2d_rate": (lambda lib, x, w: lib.nn.depthwise_conv2d(
+        x, w, [1, 1, 1, 1], "SAME", rate=[2, 2]), [_n(2, 8, 8, 3), _n(3, 3, 3, 2)]),
+    "pool_dilated": (lambda lib, x: lib.nn.pool(x, [2, 2], "MAX", "VALID",
+                                                dilation_rate=[2, 2]), [_n(2, 8, 8, 3)]),
+}
+
+
+_LOSS_GRAD_PREFIXES = ("gradients/Sum_grad/", "gradients/mul_grad/", "gradients/Shape",
+                       "gradients/grad_ys_0", "gradients/Fill")
+
+
+def _run(lib, build, arrays):
+    """(values, gradient values, static shapes, [(name, op)] of the GraphDef)."""
+    compat = tf if lib is tf else tf1
+    with compat.Graph().as_default() as g:
+        inputs = [compat.constant(a, name=f"in{i}") for i, a in enumerate(arrays)]
+        out = build(compat, *inputs)
+        outs = list(out) if isinstance(out, tuple) else [out]
+        weight = compat.constant(np.linspace(-1, 1, outs[0].shape.num_elements())
+                                 .reshape(outs[0].shape.as_list()).astype(np.float32))
+        loss = compat.reduce_sum(outs[0] * weight)
+        grads = compat.gradients(loss, inputs)
+        grads = [gr for gr in grads if gr is not None]
+        with compat.Session() as sess:
+            values, grad_values = sess.run([outs, grads])
+        # The loss's own gradient nodes (Sum, mul, the seed) are not the ops under test.
+        nodes = [(n.name, n.op) for n in g.as_graph_def().node
+                 if not n.name.startswith(_LOSS_GRAD_PREFIXES)]
+        return values, grad_values, [o.shape.as_list() for o in outs + grads], nodes
+
+
+@pytest.mark.parametrize("case", sorted(CASES) + [
+    pytest.param(c, marks=pytest.mark.skipif(not _HAS_SPACE_TO_BATCH,
+                                             reason="needs SpaceToBatchND"))
+    for c in sorted(DILATED)])
+def test_conv_and_pool_match_tf(case):
+    build, arrays = {**CASES, **DILATED}[case]
+    got, got_grads, got_shapes, got_nodes = _run(tf, build, arrays)
+    want, want_grads, want_shapes, want_nodes = _run(tf1, build, arrays)
+    assert got_shapes == want_shapes
+    assert got_nodes == want_nodes
+    assert len(got_grads) == len(want_grads) > 0
+    for g, w in zip(got + got_grads, want + want_grads):
+        assert g.dtype == w.dtype and g.shape == w.shape
+        np.testing.assert_allclose(g, w, rtol=2e-4, atol=2e-4)
+
+
+def _error(lib, build):
+    compat = tf if lib is tf else tf1
+    with compat.Graph().as_default():
+        try:
+            out = build(compat)
+            with compat.Session() as sess:
+                sess.run(out)
+        except Exception as e:  # noqa: BLE001 - the class is what is compared
+            return type(e).__name__
+    return None
+
+
+ERRORS = {
+    "conv2d_depth_mismatch": lambda lib: lib.nn.conv2d(_n(1, 5, 5, 3), _n(3, 3, 2, 2), 1,
+                                                       "SAME"),
+    "conv3d_rank": lambda lib: lib.nn.conv3d(_n(1, 5, 5, 3), _n(3, 3, 3, 2, 2),
+                                             [1, 1, 1, 1, 1], "SAME"),
+    "conv3d_strides_len": lambda lib: lib.nn.conv3d(_n(1, 4, 4, 4, 1), _n(2, 2, 2, 1, 1),
+                                                    [1, 1, 1, 1], "SAME"),
+    "max_pool3d_batch_window": lambda lib: lib.nn.max_pool3d(
+        lib.placeholder_with_default(_n(2, 4, 4, 4, 1), [None, 4, 4, 4, 1]),
+        [2, 2, 2, 2, 1], 1, "VALID"),
+    "pool_bad_type": lambda lib: lib.nn.pool(_n(1, 4, 4, 1), [2, 2], "MIN", "VALID"),
+    "conv_transpose_bad_length": lambda lib: lib.nn.conv_transpose(
+        _n(1, 4, 4, 4, 4, 1), _n(2, 2, 2, 1), [1, 1, 1, 1, 1, 1], 1),
+    "backprop_input_mismatch": lambda lib: lib.nn.conv2d_backprop_input(
+        [1, 8, 8, 3], _n(3, 3, 3, 2), _n(1, 3, 3, 2), [1, 1, 1, 1], "SAME"),
+    "argmax_nchw": lambda lib: lib.nn.max_pool_with_argmax(
+        _n(1, 4, 4, 1), 2, 2, "VALID", data_format="NCHW"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(ERRORS))
+def test_errors_match_tf(case):
+    assert _error(tf, ERRORS[case]) == _error(tf1, ERRORS[case]) is not None
