@@ -482,9 +482,9 @@ def image_gradients(image: Any) -> tuple[ops_lib.Tensor, ops_lib.Tensor]:
 
 
 def _depthwise_conv2d(x: Any, kernel: Any) -> ops_lib.Tensor:
-    from graphcore.ops import nn_ops
+    from graphcore.ops import nn_convolution_ops
 
-    return nn_ops.depthwise_conv2d(x, kernel, strides=[1, 1, 1, 1], padding="VALID")
+    return nn_convolution_ops.depthwise_conv2d(x, kernel, strides=[1, 1, 1, 1], padding="VALID")
 
 
 def sobel_edges(image: Any) -> ops_lib.Tensor:
@@ -631,7 +631,7 @@ def ssim_multiscale(img1: Any, img2: Any, max_val: Any, power_factors: Any = _MS
                     filter_size: int = 11, filter_sigma: float = 1.5, k1: float = 0.01,
                     k2: float = 0.03) -> ops_lib.Tensor:
     """Multi-scale SSIM: SSIM at ``len(power_factors)`` scales, each half the last."""
-    from graphcore.ops import nn_ops
+    from graphcore.ops import nn_ops, nn_pool_ops
 
     with ops_lib.name_scope(None, "MS-SSIM", [img1, img2]):
         img1, img2, max_val, shape1, shape2 = _ssim_inputs(img1, img2, max_val)
@@ -657,8 +657,8 @@ def ssim_multiscale(img1: Any, img2: Any, max_val: Any, power_factors: Any = _MS
                     padded = control_flow_ops.cond(
                         need_padding, lambda f=flat_imgs, r=remainder: do_pad(f, r),
                         lambda f=flat_imgs: f)
-                    downscaled = [nn_ops.avg_pool(x, ksize=divisor, strides=divisor,
-                                                  padding="VALID") for x in padded]
+                    downscaled = [nn_pool_ops.avg_pool(x, ksize=divisor, strides=divisor,
+                                                       padding="VALID") for x in padded]
                     tails = [x[1:] for x in array_ops.shape_n(downscaled)]
                     imgs = [array_ops.reshape(x, array_ops.concat([h, t], 0))
                             for x, h, t in zip(downscaled, heads, tails)]
