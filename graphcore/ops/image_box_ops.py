@@ -173,7 +173,7 @@ op_registry.register_op("ExtractGlimpse").input("input: float").input("size: int
 
 
 def _patches_shape(op: ops_lib.Operation) -> list:
-    from graphcore.ops.nn_ops import windowed_output_size
+    from graphcore.ops.window_shapes import windowed_output_size
 
     images = _dims(op, 0, 4)
     ksizes, strides, rates = (list(op.get_attr(a)) for a in ("ksizes", "strides", "rates"))
