@@ -12,6 +12,20 @@ from graphcore.ops.image_box_ops import (
     non_max_suppression_with_scores,
     sample_distorted_bounding_box,
 )
+from graphcore.ops.image_codec_ops import (
+    adjust_jpeg_quality,
+    decode_and_crop_jpeg,
+    decode_bmp,
+    decode_gif,
+    decode_image,
+    decode_jpeg,
+    decode_png,
+    encode_jpeg,
+    encode_png,
+    extract_jpeg_shape,
+    is_jpeg,
+    random_jpeg_quality,
+)
 from graphcore.ops.image_color_ops import (
     adjust_brightness,
     adjust_contrast,

@@ -9,6 +9,18 @@ from graphcore.lib.io.tf_record import (
     TFRecordWriter,
     tf_record_iterator,
 )
+from graphcore.ops.image_codec_ops import (
+    decode_and_crop_jpeg,
+    decode_bmp,
+    decode_gif,
+    decode_image,
+    decode_jpeg,
+    decode_png,
+    encode_jpeg,
+    encode_png,
+    extract_jpeg_shape,
+    is_jpeg,
+)
 from graphcore.ops.io_ops import read_file, write_file
 from graphcore.ops.parsing_ops import (
     FixedLenFeature,
@@ -44,3 +56,5 @@ __all__ = ["FixedLenFeature", "FixedLenSequenceFeature", "PaddingFIFOQueue", "Pr
            "matching_files", "parse_example", "parse_single_example", "parse_tensor",
            "read_file", "serialize_many_sparse", "serialize_sparse", "serialize_tensor", "tf_record_iterator", "write_file",
            "write_graph"]
+__all__ += ["decode_and_crop_jpeg", "decode_bmp", "decode_gif", "decode_image", "decode_jpeg",
+            "decode_png", "encode_jpeg", "encode_png", "extract_jpeg_shape", "is_jpeg"]
