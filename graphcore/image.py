@@ -6,6 +6,7 @@ from graphcore.ops.image_box_ops import (
     crop_and_resize,
     draw_bounding_boxes,
     extract_glimpse,
+    extract_image_patches,
     extract_patches,
     non_max_suppression,
     non_max_suppression_overlaps,
@@ -75,4 +76,3 @@ from graphcore.ops.image_resize_ops import (
     resize_nearest_neighbor,
 )
 from graphcore.ops.random_distribution_ops import random_crop
-from graphcore.ops.space_ops import extract_image_patches

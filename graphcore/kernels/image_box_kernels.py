@@ -602,3 +602,44 @@ def _extract_glimpse(ctx: KernelContext):
         return (out,)
 
     return compute
+
+
+# -- ExtractImagePatches ----------------------------------------------------------------------
+
+
+@register_kernel("ExtractImagePatches")
+def _extract_image_patches(ctx: KernelContext):
+    ksizes, strides, rates = (list(ctx.attr(a)) for a in ("ksizes", "strides", "rates"))
+    padding = ctx.attr("padding").decode()
+
+    def axis(in_size: int, i: int) -> tuple[int, int]:
+        eff = ksizes[i] + (ksizes[i] - 1) * (rates[i] - 1)
+        if padding == "VALID":
+            out = (in_size - eff + strides[i]) // strides[i]
+            return max(out, 0), 0
+        out = (in_size + strides[i] - 1) // strides[i]
+        return out, max((out - 1) * strides[i] + eff - in_size, 0) // 2
+
+    def compute(images):
+        images = np.asarray(images)
+        if images.ndim != 4:
+            raise _invalid(f"input must be 4-dimensional{list(images.shape)}")
+        batch, height, width, depth = images.shape
+        out_h, pad_top = axis(height, 1)
+        out_w, pad_left = axis(width, 2)
+        kh, kw = ksizes[1], ksizes[2]
+        out = np.zeros((batch, out_h, out_w, kh, kw, depth), images.dtype)
+        rows = np.arange(out_h) * strides[1] - pad_top
+        cols = np.arange(out_w) * strides[2] - pad_left
+        for r in range(kh):
+            ry = rows + r * rates[1]
+            oky = (ry >= 0) & (ry < height)
+            for c in range(kw):
+                cx = cols + c * rates[2]
+                okx = (cx >= 0) & (cx < width)
+                patch = images[:, np.clip(ry, 0, height - 1)][:, :, np.clip(cx, 0, width - 1)]
+                mask = (oky[:, None] & okx[None, :])[None, :, :, None]
+                out[:, :, :, r, c] = np.where(mask, patch, np.zeros((), images.dtype))
+        return (out.reshape(batch, out_h, out_w, kh * kw * depth),)
+
+    return compute

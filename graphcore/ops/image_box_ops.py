@@ -1,6 +1,6 @@
 """tf.image's box and patch ops: CropAndResize (+ its gradient ops), the non-max
 suppressions (V3/V4/V5, WithOverlaps, Combined), DrawBoundingBoxes(V2),
-SampleDistortedBoundingBoxV2 and ExtractGlimpse."""
+SampleDistortedBoundingBoxV2, ExtractGlimpse and ExtractImagePatches."""
 
 from __future__ import annotations
 
@@ -13,11 +13,10 @@ from graphcore.framework import tensor_shape as shape_lib
 from graphcore.framework.indexed_slices import constant_value_as_shape
 from graphcore.framework.op_def_library import apply_op
 from graphcore.framework.tensor_conversion import convert_to_tensor
-from graphcore.ops import space_ops
 
 __all__ = [
     "combined_non_max_suppression", "crop_and_resize", "draw_bounding_boxes",
-    "extract_glimpse", "extract_patches", "non_max_suppression",
+    "extract_glimpse", "extract_image_patches", "extract_patches", "non_max_suppression",
     "non_max_suppression_overlaps", "non_max_suppression_with_scores",
     "sample_distorted_bounding_box",
 ]
@@ -173,6 +172,36 @@ op_registry.register_op("ExtractGlimpse").input("input: float").input("size: int
     .attr("noise: string = 'uniform'").shape_fn(_glimpse_shape)
 
 
+def _patches_shape(op: ops_lib.Operation) -> list:
+    from graphcore.ops.window_shapes import windowed_output_size
+
+    images = _dims(op, 0, 4)
+    ksizes, strides, rates = (list(op.get_attr(a)) for a in ("ksizes", "strides", "rates"))
+    for name, value in (("ksizes", ksizes), ("strides", strides), ("rates", rates)):
+        if len(value) != 4:
+            raise ValueError(f"ExtractImagePatches requires the {name} attribute to contain 4 "
+                             f"values, but got: {len(value)}")
+    if ksizes[0] != 1 or ksizes[3] != 1:
+        raise ValueError("ExtractImagePatches is only supported across rows and columns "
+                         "dimensions (ksizes)")
+    padding = op.get_attr("padding").decode()
+    out = [images[0]]
+    for i in (1, 2):
+        eff = ksizes[i] + (ksizes[i] - 1) * (rates[i] - 1)
+        out.append(None if images[i] is None else
+                   windowed_output_size(images[i], eff, 1, strides[i], padding))
+    depth = None if images[3] is None else ksizes[1] * ksizes[2] * images[3]
+    return [_S(out + [depth])]
+
+
+op_registry.register_op("ExtractImagePatches").input("images: T").output("patches: T") \
+    .attr("ksizes: list(int) >= 4").attr("strides: list(int) >= 4") \
+    .attr("rates: list(int) >= 4") \
+    .attr("T: {bfloat16, half, float, double, int8, int16, int32, int64, uint8, uint16, "
+          "uint32, uint64, complex64, complex128, bool}") \
+    .attr("padding: {'SAME', 'VALID'}").shape_fn(_patches_shape)
+
+
 # -- Python API -----------------------------------------------------------------------------
 
 
@@ -287,8 +316,19 @@ def extract_glimpse(input: Any, size: Any, offsets: Any, centered: bool = True, 
                     uniform_noise=uniform_noise).outputs[0]
 
 
+def extract_image_patches(images: Any, ksizes: Any = None, strides: Any = None,
+                          rates: Any = None, padding: Any = None, name: str | None = None,
+                          sizes: Any = None) -> ops_lib.Tensor:
+    """Patches of ``ksizes`` from ``images``, flattened into the depth axis."""
+    if ksizes is not None and sizes is not None:
+        raise ValueError("Cannot specify both 'sizes' and 'ksizes'")
+    ksizes = sizes if ksizes is None else ksizes
+    return apply_op("ExtractImagePatches", name=name, images=images, ksizes=ksizes,
+                    strides=strides, rates=rates, padding=padding).outputs[0]
+
+
 def extract_patches(images: Any, sizes: Any, strides: Any, rates: Any, padding: Any,
                     name: str | None = None) -> ops_lib.Tensor:
-    """TF2's spelling of extract_image_patches (the ExtractImagePatches op of
-    :mod:`graphcore.ops.space_ops`)."""
-    return space_ops.extract_image_patches(images, sizes, strides, rates, padding, name=name)
+    """TF2's spelling of extract_image_patches."""
+    return apply_op("ExtractImagePatches", name=name, images=images, ksizes=sizes,
+                    strides=strides, rates=rates, padding=padding).outputs[0]
