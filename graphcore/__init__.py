@@ -114,6 +114,10 @@ from graphcore import sparse
 from graphcore import sets
 from graphcore.framework.sparse_tensor import convert_to_tensor_or_sparse_tensor
 from graphcore.ops.sets_ops import edit_distance
+from graphcore.ops.string_hash_ops import (
+    fingerprint, string_to_hash_bucket, string_to_hash_bucket_strong,
+)
+from graphcore.ops.string_split_ops import string_split
 from graphcore.ops.sparse_compose_ops import sparse_reset_shape, sparse_to_indicator
 from graphcore.ops.sparse_matmul_ops import sparse_matmul
 from graphcore.ops.sparse_reduce_ops import (

@@ -1,0 +1,99 @@
+"""CPU kernels of UnicodeTranscode and UnicodeEncode (:mod:`graphcore.ops.unicode_ops`).
+
+Decoding marks each invalid sequence (Python's codecs find the same maximal invalid
+subparts as ICU) with a lone surrogate, which no valid decoded text contains; the
+``errors`` policy then replaces, drops or rejects the marks, as TF's ICU callbacks do.
+"""
+
+from __future__ import annotations
+
+import codecs
+
+import numpy as np
+
+from graphcore.framework import errors
+from graphcore.kernels.registry import KernelContext, register_kernel
+
+_MARK = "\ud800"
+codecs.register_error("graphcore.unicode_mark", lambda exc: (_MARK, exc.end))
+_PY_CODECS = {"UTF-8": "utf-8", "UTF-16-BE": "utf-16-be", "UTF-32-BE": "utf-32-be"}
+
+
+def _invalid(message: str) -> errors.InvalidArgumentError:
+    return errors.InvalidArgumentError(None, None, message)
+
+
+def _codec(name: str) -> str:
+    try:
+        return codecs.lookup(_PY_CODECS.get(name, name)).name
+    except LookupError:
+        raise _invalid(f"Could not create converter for input encoding: {name}") from None
+
+
+def _valid_code_point(c: int) -> bool:
+    return 0 <= c <= 0x10FFFF and not 0xD800 <= c <= 0xDFFF
+
+
+def _apply_errors(chars: list[int], policy: str, replacement: int, bad, message: str) -> str:
+    out = []
+    for c in chars:
+        if bad(c):
+            if policy == "strict":
+                raise _invalid(message)
+            if policy == "replace":
+                out.append(chr(replacement))
+            continue
+        out.append(chr(c))
+    return "".join(out)
+
+
+def _attrs(ctx: KernelContext) -> tuple[str, int, str]:
+    policy = ctx.node_def.attr["errors"].s.decode()
+    replacement = ctx.node_def.attr["replacement_char"].i
+    if policy == "replace" and not _valid_code_point(replacement):
+        raise _invalid("replacement_char out of unicode codepoint range")
+    return policy, replacement, _codec(ctx.node_def.attr["output_encoding"].s.decode())
+
+
+@register_kernel("UnicodeTranscode")
+def _unicode_transcode(ctx: KernelContext):
+    policy, replacement, out_codec = _attrs(ctx)
+    in_codec = _codec(ctx.node_def.attr["input_encoding"].s.decode())
+    control = ctx.node_def.attr["replace_control_characters"].b
+    mark = ord(_MARK)
+
+    def bad(c: int) -> bool:
+        return c == mark or (control and c < 0x20)
+
+    def transcode(s: bytes) -> bytes:
+        text = bytes(s).decode(in_codec, errors="graphcore.unicode_mark")
+        text = _apply_errors([ord(c) for c in text], policy, replacement, bad,
+                             "Invalid formatting on input string")
+        return text.encode(out_codec)
+
+    def compute(x):
+        x = np.asarray(x, dtype=object)
+        return (np.array([transcode(s) for s in x.reshape(-1)], dtype=object)
+                .reshape(x.shape),)
+
+    return compute
+
+
+@register_kernel("UnicodeEncode")
+def _unicode_encode(ctx: KernelContext):
+    policy, replacement, out_codec = _attrs(ctx)
+
+    def compute(input_values, input_splits):
+        values = np.asarray(input_values).reshape(-1).tolist()
+        splits = np.asarray(input_splits).reshape(-1).tolist()
+        if not splits or splits[0] != 0 or any(b < a for a, b in zip(splits, splits[1:])) \
+                or splits[-1] != len(values):
+            raise _invalid("Invalid splits: the first split must be 0, splits must not "
+                           "decrease and the last must equal the number of values")
+        out = [_apply_errors(values[a:b], policy, replacement,
+                             lambda c: not _valid_code_point(c),
+                             "Code point is out of range for Unicode, or is a surrogate.")
+               .encode(out_codec) for a, b in zip(splits, splits[1:])]
+        return (np.array(out, dtype=object).reshape(len(out)),)
+
+    return compute
