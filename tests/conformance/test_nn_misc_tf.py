@@ -23,6 +23,18 @@ LAB = RNG.uniform(size=(3, 4)).astype(np.float32)
 IMG = RNG.normal(size=(2, 4, 6, 3)).astype(np.float32)
 
 
+def _tf_config():
+    """TF's session config with grappler off: its remapper rewrites an inference
+    FusedBatchNormV3 into Mul/Add and then cannot fetch the op's other outputs."""
+    from tensorflow.core.protobuf import rewriter_config_pb2
+
+    rewrite = rewriter_config_pb2.RewriterConfig(disable_meta_optimizer=True)
+    return tf1.ConfigProto(graph_options=tf1.GraphOptions(rewrite_options=rewrite))
+
+
+_TF_CONFIG = _tf_config()
+
+
 def _nodes(graph_def):
     return sorted((n.name, n.op) for n in graph_def.node)
 
@@ -39,8 +51,7 @@ def _run(lib, build, grads):
         if grads:
             ys = [o for o in outs if o.dtype.is_floating]
             gs = [t for t in lib.gradients(ys, xs) if t is not None]
-        sess_cls = tf.Session if lib is tf else tf1.Session
-        with sess_cls() as sess:
+        with (tf.Session() if lib is tf else tf1.Session(config=_TF_CONFIG)) as sess:
             values = sess.run(outs)
             gvalues = sess.run(gs)
     return values, gvalues, nodes, shapes, dtypes
@@ -307,3 +318,49 @@ def test_space_ops_shape_errors_match_tf(build):
         with (tf.Graph() if lib is tf else tf_ref.Graph()).as_default():
             with pytest.raises(ValueError, match="evenly divisible by"):
                 build(lib)
+
+
+SCALE = (RNG.uniform(size=3) + 0.5).astype(np.float32)
+OFFSET = RNG.normal(size=3).astype(np.float32)
+MEAN = RNG.normal(size=3).astype(np.float32)
+VAR = (RNG.uniform(size=3) + 0.5).astype(np.float32)
+NORM_CASES = {
+    "fused_train": lambda lib, x: list(lib.nn.fused_batch_norm(x, SCALE, OFFSET)),
+    "fused_train_eps": lambda lib, x: list(lib.nn.fused_batch_norm(
+        x, SCALE, OFFSET, epsilon=0.1, name="bn")),
+    "fused_inference": lambda lib, x: list(lib.nn.fused_batch_norm(
+        x, SCALE, OFFSET, MEAN, VAR, is_training=False)),
+    "fused_avg": lambda lib, x: list(lib.nn.fused_batch_norm(
+        x, SCALE, OFFSET, MEAN, VAR, exponential_avg_factor=0.3)),
+    "fused_nchw_train": lambda lib, x: list(lib.nn.fused_batch_norm(
+        lib.transpose(x, [0, 3, 1, 2]), SCALE, OFFSET, data_format="NCHW")),
+    "fused_nchw_inference": lambda lib, x: list(lib.nn.fused_batch_norm(
+        lib.transpose(x, [0, 3, 1, 2]), SCALE, OFFSET, MEAN, VAR, data_format="NCHW",
+        is_training=False)),
+    "fused_half": lambda lib, x: list(lib.nn.fused_batch_norm(
+        lib.cast(x, lib.float16), SCALE, OFFSET))[:1],
+    "lrn": lambda lib, x: lib.nn.lrn(x),
+    "lrn_args": lambda lib, x: lib.nn.local_response_normalization(
+        lib.tile(x, [1, 1, 1, 3]), depth_radius=2, bias=0.5, alpha=0.3, beta=0.75, name="n"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(NORM_CASES))
+def test_norm_ops_match_tf(case):
+    def build(lib):
+        x = lib.placeholder_with_default(IMG, IMG.shape)
+        return NORM_CASES[case](lib, x), [x]
+
+    tol = 3e-3 if case == "fused_half" else 2e-5
+    _check(build, rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("is_training", [True, False])
+def test_fused_batch_norm_param_grads_match_tf(is_training):
+    def build(lib):
+        x = lib.placeholder_with_default(IMG, IMG.shape)
+        scale, offset = _const(lib, SCALE), _const(lib, OFFSET)
+        y = lib.nn.fused_batch_norm(x, scale, offset, MEAN, VAR, is_training=is_training)[0]
+        return lib.reduce_sum(y * y * IMG), [x, scale, offset]
+
+    _check(build, rtol=1e-4, atol=1e-4)

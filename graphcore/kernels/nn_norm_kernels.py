@@ -1,0 +1,172 @@
+"""CPU (numpy) kernels of :mod:`graphcore.ops.nn_norm_ops`: FusedBatchNormV3 (training and
+inference, exponential averaging) with its grad op, and LRN / LRNGrad (TF's
+``fused_batch_norm_op.cc`` and ``lrn_op.cc``); half inputs are computed in float32."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from graphcore.framework import errors
+from graphcore.kernels.registry import KernelContext, register_kernel
+
+_CHANNEL_AXIS = {"NHWC": -1, "NDHWC": -1, "NCHW": 1, "NCDHW": 1}
+
+
+def _invalid(message: str) -> errors.InvalidArgumentError:
+    return errors.InvalidArgumentError(None, None, message)
+
+
+def _text(shape) -> str:
+    return "[" + ",".join(str(d) for d in shape) + "]"
+
+
+def _attr_str(ctx: KernelContext, name: str) -> str:
+    value = ctx.attr(name)
+    return value.decode() if isinstance(value, bytes) else value
+
+
+def _layout(x: np.ndarray, data_format: str) -> tuple:
+    """(reduction axes, broadcast shape of a per-channel vector, channel count)."""
+    rank = 5 if data_format in ("NDHWC", "NCDHW") else 4
+    if x.ndim != rank:
+        raise _invalid(f"input must be {rank}-dimensional{_text(x.shape)}")
+    axis = _CHANNEL_AXIS[data_format] % x.ndim
+    shape = [1] * x.ndim
+    shape[axis] = x.shape[axis]
+    return tuple(i for i in range(x.ndim) if i != axis), shape, x.shape[axis]
+
+
+def _check_vector(name: str, v: np.ndarray, channels: int) -> None:
+    if v.ndim != 1:
+        raise _invalid(f"{name} must be 1-dimensional{_text(v.shape)}")
+    if v.shape[0] != channels:
+        raise _invalid(f"{name} must have the same number of elements as the channels of x, "
+                       f"got {v.shape[0]} and {channels}")
+
+
+@register_kernel("FusedBatchNormV3")
+def _fused_batch_norm(ctx: KernelContext):
+    eps = ctx.attr("epsilon")
+    factor = ctx.attr("exponential_avg_factor")
+    training = ctx.attr("is_training")
+    data_format = _attr_str(ctx, "data_format")
+    out = np.dtype(ctx.output_types[0].as_numpy_dtype)
+    u = np.dtype(ctx.output_types[1].as_numpy_dtype)
+
+    def compute(x, scale, offset, mean, variance):
+        x = np.asarray(x).astype(np.float32)
+        scale, offset = np.asarray(scale, np.float32), np.asarray(offset, np.float32)
+        mean, variance = np.asarray(mean, np.float32), np.asarray(variance, np.float32)
+        axes, shape, channels = _layout(x, data_format)
+        _check_vector("scale", scale, channels)
+        _check_vector("offset", offset, channels)
+        if not training or factor != 1.0:
+            _check_vector("mean", mean, channels)
+            _check_vector("variance", variance, channels)
+        if training:
+            count = x.size // max(channels, 1)
+            batch_mean = x.mean(axis=axes)
+            batch_var = x.var(axis=axes)
+            unbiased = batch_var * (count / (count - 1) if count > 1 else 1.0)
+            used_mean, used_var = batch_mean, batch_var
+            if factor == 1.0:
+                running_mean, running_var = batch_mean, unbiased
+            else:
+                running_mean = (1 - factor) * mean + factor * batch_mean
+                running_var = (1 - factor) * variance + factor * unbiased
+            saved_mean, saved_var = batch_mean, batch_var
+        else:
+            used_mean, used_var = mean, variance
+            running_mean, running_var = mean, variance
+            saved_mean = saved_var = np.zeros(channels, np.float32)
+        inv = (scale / np.sqrt(used_var + np.float32(eps))).reshape(shape)
+        y = (x - used_mean.reshape(shape)) * inv + offset.reshape(shape)
+        return (y.astype(out), running_mean.astype(u), running_var.astype(u),
+                saved_mean.astype(u), saved_var.astype(u), np.zeros((), u))
+
+    return compute
+
+
+@register_kernel("FusedBatchNormGradV3")
+def _fused_batch_norm_grad(ctx: KernelContext):
+    eps = ctx.attr("epsilon")
+    training = ctx.attr("is_training")
+    data_format = _attr_str(ctx, "data_format")
+    out = np.dtype(ctx.output_types[0].as_numpy_dtype)
+    u = np.dtype(ctx.output_types[1].as_numpy_dtype)
+
+    def compute(dy, x, scale, mean, variance, _reserve3):
+        dy, x = np.asarray(dy).astype(np.float32), np.asarray(x).astype(np.float32)
+        scale = np.asarray(scale, np.float32)
+        mean, variance = np.asarray(mean, np.float32), np.asarray(variance, np.float32)
+        if dy.shape != x.shape:
+            raise _invalid(f"x and y_backprop must have same shape, but x has shape "
+                           f"{_text(x.shape)} and y_backprop has shape {_text(dy.shape)}")
+        axes, shape, channels = _layout(x, data_format)
+        for name, v in (("scale", scale), ("reserve_space_1", mean),
+                        ("reserve_space_2", variance)):
+            _check_vector(name, v, channels)
+        rsqrt = 1 / np.sqrt(variance + np.float32(eps))
+        centered = x - mean.reshape(shape)
+        doffset = dy.sum(axis=axes)
+        dscale = (dy * centered).sum(axis=axes) * rsqrt
+        if training:
+            mean_dy = dy.mean(axis=axes).reshape(shape)
+            mean_dy_c = (dy * centered).mean(axis=axes).reshape(shape)
+            dx = (scale * rsqrt).reshape(shape) * (
+                dy - mean_dy - centered * mean_dy_c * (rsqrt ** 2).reshape(shape))
+        else:
+            dx = dy * (scale * rsqrt).reshape(shape)
+        empty = np.zeros((0,), u)
+        return (dx.astype(out), dscale.astype(u), doffset.astype(u), empty, empty)
+
+    return compute
+
+
+def _window_sum(v: np.ndarray, radius: int) -> np.ndarray:
+    """sum(v[..., d - radius : d + radius + 1]) for each depth d."""
+    depth = v.shape[-1]
+    c = np.concatenate([np.zeros(v.shape[:-1] + (1,), v.dtype), np.cumsum(v, axis=-1)], -1)
+    hi = np.minimum(np.arange(depth) + radius + 1, depth)
+    lo = np.maximum(np.arange(depth) - radius, 0)
+    return c[..., hi] - c[..., lo]
+
+
+def _lrn_attrs(ctx: KernelContext) -> tuple:
+    return (ctx.attr("depth_radius"), ctx.attr("bias"), ctx.attr("alpha"), ctx.attr("beta"),
+            np.dtype(ctx.output_types[0].as_numpy_dtype))
+
+
+@register_kernel("LRN")
+def _lrn(ctx: KernelContext):
+    radius, bias, alpha, beta, out = _lrn_attrs(ctx)
+
+    def compute(x):
+        x = np.asarray(x)
+        if x.ndim != 4:
+            raise _invalid(f"in must be 4-dimensional, got {_text(x.shape)}")
+        x = x.astype(np.float32)
+        norm = bias + alpha * _window_sum(x * x, radius)
+        return ((x * norm ** -beta).astype(out),)
+
+    return compute
+
+
+@register_kernel("LRNGrad")
+def _lrn_grad(ctx: KernelContext):
+    radius, bias, alpha, beta, out = _lrn_attrs(ctx)
+
+    def compute(grads, image, output):
+        grads, image, output = (np.asarray(a).astype(np.float32)
+                                for a in (grads, image, output))
+        if grads.ndim != 4 or image.ndim != 4 or output.ndim != 4:
+            raise _invalid("inputs must be 4-dimensional")
+        if not grads.shape == image.shape == output.shape:
+            raise _invalid("input_grads, input_image, and out_image should have the same "
+                           "shape")
+        norm = bias + alpha * _window_sum(image * image, radius)
+        dx = grads * norm ** -beta - 2 * alpha * beta * image * _window_sum(
+            grads * output / norm, radius)
+        return (dx.astype(out),)
+
+    return compute
