@@ -1,7 +1,7 @@
 """Rank-agnostic convolution and pooling (tf.nn.convolution, tf.nn.pool) and the wrappers
 built on TF's with_space_to_batch (depthwise_conv2d, separable_conv2d, atrous_conv2d and
 atrous_conv2d_transpose): a dilated window runs as the undilated op between SpaceToBatchND
-and BatchToSpaceND, as TF1 graph mode builds it."""
+and BatchToSpaceND (space_ops), as TF1 graph mode builds it."""
 
 from __future__ import annotations
 
@@ -15,11 +15,11 @@ from graphcore.framework import tensor_shape as shape_lib
 from graphcore.framework import tensor_util
 from graphcore.framework.op_def_library import apply_op
 from graphcore.framework.tensor_conversion import convert_to_tensor
-from graphcore.ops import array_ops, nn_conv_ops, nn_pool_ops
+from graphcore.ops import array_ops, nn_conv_ops, nn_pool_ops, space_ops
 from graphcore.ops.window_shapes import argument_lookup, convert_padding, get_sequence
 
 __all__ = ["convolution", "pool", "atrous_conv2d", "atrous_conv2d_transpose",
-           "depthwise_conv2d", "separable_conv2d"]
+           "depthwise_conv2d", "separable_conv2d", "with_space_to_batch"]
 
 _CHANNELS_LAST = ("NWC", "NHC", "NHWC", "NWHC", "NDHWC", "NDWHC", "NHDWC", "NHWDC",
                   "NWDHC", "NWHDC")
@@ -54,8 +54,6 @@ def _base_paddings(filter_shape: Any, n: int, rate: Any) -> Any:
     pad_extra = (filter_shape[:n] - 1) * rate
     start = pad_extra // 2
     end = pad_extra - start
-    if isinstance(pad_extra, np.ndarray):
-        return np.stack([[start[i], end[i]] for i in range(n)])
     return array_ops.stack([[start[i], end[i]] for i in range(n)])
 
 
@@ -168,16 +166,16 @@ class _WithSpaceToBatch:
         if base_paddings is None:
             base_paddings = _base_paddings(array_ops.shape(filter), self.num_spatial_dims,
                                            self.rate_or_const_rate)
-        paddings, crops = array_ops.required_space_to_batch_paddings(
+        paddings, crops = space_ops.required_space_to_batch_paddings(
             input_shape=input_spatial_shape, base_paddings=base_paddings,
             block_shape=self.dilation_rate)
         dilation_rate = _adjust(self.dilation_rate, 1, self.spatial_dims)
         paddings = _adjust(paddings, 0, self.spatial_dims)
         crops = _adjust(crops, 0, self.spatial_dims)
-        converted = array_ops.space_to_batch_nd(input=inp, block_shape=dilation_rate,
+        converted = space_ops.space_to_batch_nd(input=inp, block_shape=dilation_rate,
                                                 paddings=paddings)
         result = self.op(converted, filter)
-        result = array_ops.batch_to_space_nd(input=result, block_shape=dilation_rate,
+        result = space_ops.batch_to_space_nd(input=result, block_shape=dilation_rate,
                                              crops=crops)
         if self.data_format is not None and self.data_format.startswith("NC"):
             if not result.shape.as_list()[1] and filter is not None:
@@ -472,7 +470,7 @@ def atrous_conv2d_transpose(value: Any, filters: Any, output_shape: Any, rate: i
         in_width = output_shape[2] + pad_left + pad_right
         pad_bottom_extra = (rate - in_height % rate) % rate
         pad_right_extra = (rate - in_width % rate) % rate
-        value = array_ops.space_to_batch(input=value, block_size=rate,
+        value = space_ops.space_to_batch(input=value, block_size=rate,
                                          paddings=[[0, pad_bottom_extra],
                                                    [0, pad_right_extra]])
         input_sizes = [rate * rate * output_shape[0], (in_height + pad_bottom_extra) // rate,
@@ -482,7 +480,7 @@ def atrous_conv2d_transpose(value: Any, filters: Any, output_shape: Any, rate: i
                          data_format="NHWC").outputs[0]
         crops = [[pad_top, pad_bottom + pad_bottom_extra],
                  [pad_left, pad_right + pad_right_extra]]
-        return array_ops.batch_to_space(input=value, crops=crops, block_size=rate)
+        return space_ops.batch_to_space(input=value, crops=crops, block_size=rate)
 
 
 def depthwise_conv2d(input: Any, filter: Any, strides: Any, padding: Any,  # noqa: A002

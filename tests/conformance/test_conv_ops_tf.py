@@ -13,13 +13,11 @@ import pytest
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 
 import graphcore as tf  # noqa: E402
-from graphcore.ops import array_ops  # noqa: E402
 
 tf_ref = pytest.importorskip("tensorflow")
 tf1 = tf_ref.compat.v1
 
 RNG = np.random.default_rng(11)
-_HAS_SPACE_TO_BATCH = hasattr(array_ops, "space_to_batch_nd")
 
 
 def _n(*shape):
@@ -110,7 +108,7 @@ CASES = {
                                                strides=[1, 2, 2]), [_n(1, 4, 4, 4, 2)]),
 }
 
-# Cases that need SpaceToBatchND/BatchToSpaceND (dilated convolution and pooling).
+# Dilated convolution and pooling: through SpaceToBatchND/BatchToSpaceND.
 DILATED = {
     "convolution_dilated": (lambda lib, x, w: lib.nn.convolution(
         x, w, "SAME", dilation_rate=[2, 2]), [_n(2, 9, 9, 3), _n(3, 3, 3, 2)]),
@@ -120,6 +118,9 @@ DILATED = {
         x, w, [2, 9, 9, 3], 2, "SAME"), [_n(2, 9, 9, 2), _n(3, 3, 3, 2)]),
     "depthwise_conv2d_rate": (lambda lib, x, w: lib.nn.depthwise_conv2d(
         x, w, [1, 1, 1, 1], "SAME", rate=[2, 2]), [_n(2, 8, 8, 3), _n(3, 3, 3, 2)]),
+    "with_space_to_batch": (lambda lib, x: lib.nn.with_space_to_batch(
+        x, [2, 2], "VALID", lambda inp, _, padding: lib.nn.avg_pool(inp, 2, 1, padding)),
+        [_n(2, 8, 7, 3)]),
     "pool_dilated": (lambda lib, x: lib.nn.pool(x, [2, 2], "MAX", "VALID",
                                                 dilation_rate=[2, 2]), [_n(2, 8, 8, 3)]),
 }
@@ -149,10 +150,7 @@ def _run(lib, build, arrays):
         return values, grad_values, [o.shape.as_list() for o in outs + grads], nodes
 
 
-@pytest.mark.parametrize("case", sorted(CASES) + [
-    pytest.param(c, marks=pytest.mark.skipif(not _HAS_SPACE_TO_BATCH,
-                                             reason="needs SpaceToBatchND"))
-    for c in sorted(DILATED)])
+@pytest.mark.parametrize("case", sorted(CASES) + sorted(DILATED))
 def test_conv_and_pool_match_tf(case):
     build, arrays = {**CASES, **DILATED}[case]
     got, got_grads, got_shapes, got_nodes = _run(tf, build, arrays)
