@@ -12,11 +12,13 @@ from graphcore.protobuf.feature_pb2 import (
     FloatList,
     Int64List,
 )
+from graphcore.summary.record_writer import summary_iterator
 from graphcore.train import slot_creator, training_ops  # noqa: F401 - registers the ops
 from graphcore.train.adadelta import *
 from graphcore.train.adagrad import *
 from graphcore.train.adagrad_da import *
 from graphcore.train.adam import *
+from graphcore.train.basic_session_run_hooks import *
 from graphcore.train.coordinator import *
 from graphcore.train.device_setter import *
 from graphcore.train.ftrl import *

@@ -10,7 +10,6 @@ step is retried, as TF's ``_RecoverableSession`` does.
 from __future__ import annotations
 
 import logging
-import os
 import time
 from typing import Any
 
@@ -18,7 +17,8 @@ from graphcore.client.session import Session
 from graphcore.framework import errors
 from graphcore.framework import ops as ops_lib
 from graphcore.ops import control_flow_ops, variables
-from graphcore.train import session_run_hook as hooks_lib
+from graphcore.protobuf import config_pb2
+from graphcore.train import basic_session_run_hooks as hooks_lib
 from graphcore.train.session_run_hook import SessionRunArgs, SessionRunContext, SessionRunValues
 
 __all__ = ["ChiefSessionCreator", "MonitoredTrainingSession", "MonitoredSession", "Scaffold",
@@ -58,6 +58,16 @@ class Scaffold:
         if self.local_init_op is None:
             self.local_init_op = control_flow_ops.group(
                 variables.local_variables_initializer())
+        if self.summary_op is None:
+            summary_ops = ops_lib.get_collection(ops_lib.GraphKeys.SUMMARY_OP)
+            if summary_ops:
+                self.summary_op = summary_ops[0]
+            else:
+                from graphcore.summary import summary_ops as summary_lib
+
+                self.summary_op = summary_lib.merge_all()
+                if self.summary_op is not None:
+                    ops_lib.add_to_collection(ops_lib.GraphKeys.SUMMARY_OP, self.summary_op)
         if self.saver is None:
             savers = ops_lib.get_collection(ops_lib.GraphKeys.SAVERS)
             if savers:
@@ -216,18 +226,25 @@ class MonitoredSession:
         extra = []
         feeds = dict(feed_dict or {})
         hook_feeds: dict = {}
+        hook_options = []
         for hook in self._hooks:
             args = hook.before_run(context)
             extra.append(args)
-            if args is not None and args.feed_dict:
+            if args is None:
+                continue
+            if args.feed_dict:
                 for k, v in args.feed_dict.items():
                     if k in hook_feeds:
                         raise RuntimeError(f"Same tensor is fed by two hooks: {k}")
                     hook_feeds[k] = v
+            if args.options is not None:
+                hook_options.append(args.options)
         for k, v in hook_feeds.items():
             if k in feeds:
                 raise RuntimeError(f"Same tensor is fed by a SessionRunHook and user: {k}")
             feeds[k] = v
+        options = _merged_options(options, hook_options)
+        run_metadata = run_metadata if run_metadata is not None else config_pb2.RunMetadata()
         hook_fetches = [a.fetches if a is not None else None for a in extra]
         results = self._sess.run({"caller": fetches, "hooks": [
             f if f is not None else [] for f in hook_fetches]}, feed_dict=feeds or None,
@@ -259,6 +276,22 @@ class MonitoredSession:
     def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> bool:
         self.close()
         return exc_type is errors.OutOfRangeError
+
+
+def _merged_options(options: Any, hook_options: list) -> Any:
+    """The caller's RunOptions with the hooks' merged in, as TF's MonitoredSession: the
+    highest trace level and timeout, partition graphs if any asks (None if nobody
+    gave options)."""
+    if not hook_options:
+        return options
+    merged = config_pb2.RunOptions()
+    if options is not None:
+        merged.CopyFrom(options)
+    for extra in hook_options:
+        merged.trace_level = max(merged.trace_level, extra.trace_level)
+        merged.timeout_in_ms = max(merged.timeout_in_ms, extra.timeout_in_ms)
+        merged.output_partition_graphs |= extra.output_partition_graphs
+    return merged
 
 
 class _StepContext:
@@ -303,23 +336,43 @@ def MonitoredTrainingSession(master: str = "", is_chief: bool = True,  # noqa: N
     ``checkpoint_dir``) and saves checkpoints every ``save_checkpoint_steps`` steps or
     ``save_checkpoint_secs`` seconds (default 600 s); other workers wait until the
     variables are initialized.  Recoverable errors recreate the session and restore."""
-    del save_summaries_steps, save_summaries_secs, stop_grace_period_secs
-    del log_step_count_steps, summary_dir, save_graph_def
-    all_hooks = list(hooks or [])
-    if is_chief:
-        all_hooks += list(chief_only_hooks or [])
-        if checkpoint_dir:
-            if save_checkpoint_steps is USE_DEFAULT and save_checkpoint_secs is USE_DEFAULT:
-                save_checkpoint_secs, save_checkpoint_steps = 600, None
-            elif save_checkpoint_steps is USE_DEFAULT:
-                save_checkpoint_steps = None
-            elif save_checkpoint_secs is USE_DEFAULT:
-                save_checkpoint_secs = None
-            if save_checkpoint_steps or save_checkpoint_secs:
-                os.makedirs(checkpoint_dir, exist_ok=True)
-                all_hooks.append(hooks_lib.CheckpointSaverHook(
-                    checkpoint_dir, save_secs=save_checkpoint_secs,
-                    save_steps=save_checkpoint_steps, scaffold=scaffold))
-    return MonitoredSession(hooks=all_hooks, master=master, is_chief=is_chief,
+    del stop_grace_period_secs
+    if not is_chief:
+        return MonitoredSession(hooks=list(hooks or []), master=master, is_chief=False,
+                                checkpoint_dir=checkpoint_dir, scaffold=scaffold,
+                                config=config, max_wait_secs=max_wait_secs)
+    if save_summaries_steps is USE_DEFAULT and save_summaries_secs is USE_DEFAULT:
+        save_summaries_steps, save_summaries_secs = 100, None
+    elif save_summaries_secs is USE_DEFAULT:
+        save_summaries_secs = None
+    elif save_summaries_steps is USE_DEFAULT:
+        save_summaries_steps = None
+    if save_checkpoint_steps is USE_DEFAULT and save_checkpoint_secs is USE_DEFAULT:
+        save_checkpoint_steps, save_checkpoint_secs = None, 600
+    elif save_checkpoint_secs is USE_DEFAULT:
+        save_checkpoint_secs = None
+    elif save_checkpoint_steps is USE_DEFAULT:
+        save_checkpoint_steps = None
+    scaffold = scaffold or Scaffold()
+    all_hooks = list(chief_only_hooks or [])
+    summary_dir = summary_dir or checkpoint_dir
+    if summary_dir:
+        if log_step_count_steps and log_step_count_steps > 0:
+            all_hooks.append(hooks_lib.StepCounterHook(output_dir=summary_dir,
+                                                       every_n_steps=log_step_count_steps))
+        if (save_summaries_steps and save_summaries_steps > 0) or \
+                (save_summaries_secs and save_summaries_secs > 0):
+            all_hooks.append(hooks_lib.SummarySaverHook(
+                scaffold=scaffold, save_steps=save_summaries_steps,
+                save_secs=save_summaries_secs, output_dir=summary_dir))
+    if checkpoint_dir:
+        if (save_checkpoint_secs and save_checkpoint_secs > 0) or \
+                (save_checkpoint_steps and save_checkpoint_steps > 0):
+            all_hooks.append(hooks_lib.CheckpointSaverHook(
+                checkpoint_dir, save_steps=save_checkpoint_steps,
+                save_secs=save_checkpoint_secs, scaffold=scaffold,
+                save_graph_def=save_graph_def))
+    all_hooks += list(hooks or [])
+    return MonitoredSession(hooks=all_hooks, master=master, is_chief=True,
                             checkpoint_dir=checkpoint_dir, scaffold=scaffold, config=config,
                             max_wait_secs=max_wait_secs)
