@@ -606,6 +606,29 @@ def _mirror_pad(ctx: KernelContext):
     return compute
 
 
+@register_kernel("MirrorPadGrad")
+def _mirror_pad_grad(ctx: KernelContext):
+    offset = 0 if ctx.node_def.attr["mode"].s.decode() == "SYMMETRIC" else 1
+
+    def compute(grad, paddings):
+        out = np.asarray(grad)
+        pairs = _check_paddings(out, paddings)
+        for axis, (a, b) in enumerate(pairs):
+            n = out.shape[axis] - a - b
+            if n < 0 or a > n - offset or b > n - offset:
+                raise _invalid(f"paddings must be no greater than the dimension size: {a}, {b} "
+                               f"greater than {n - offset}")
+            # Where each padded position came from: reflected edges fold back onto x.
+            source = np.concatenate([a - np.arange(a) - (1 - offset), np.arange(n),
+                                     n - 1 - np.arange(b) - offset])
+            folded = np.zeros(out.shape[:axis] + (n,) + out.shape[axis + 1:], out.dtype)
+            np.add.at(np.moveaxis(folded, axis, 0), source, np.moveaxis(out, axis, 0))
+            out = folded
+        return (out,)
+
+    return compute
+
+
 @register_kernel("ReverseV2")
 def _reverse(ctx: KernelContext):
     del ctx

@@ -368,6 +368,18 @@ RegisterGradient("Pad")(_pad_grad)
 RegisterGradient("PadV2")(_pad_grad)
 
 
+@RegisterGradient("MirrorPad")
+def _mirror_pad_grad(op: ops_lib.Operation, grad: Any) -> list:
+    return [apply_op("MirrorPadGrad", input=grad, paddings=op.inputs[1],
+                     mode=op.get_attr("mode")).outputs[0], None]
+
+
+@RegisterGradient("MirrorPadGrad")
+def _mirror_pad_grad_grad(op: ops_lib.Operation, grad: Any) -> list:
+    return [apply_op("MirrorPad", input=grad, paddings=op.inputs[1],
+                     mode=op.get_attr("mode")).outputs[0], None]
+
+
 @RegisterGradient("Fill")
 def _fill_grad(op: ops_lib.Operation, grad: Any) -> list:
     return [None, _reduce_sum(grad, _range_of_rank(grad))]

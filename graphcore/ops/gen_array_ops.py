@@ -570,6 +570,17 @@ def _mirror_pad_shape(op: ops_lib.Operation) -> list:
     return shapes
 
 
+def _mirror_pad_grad_shape(op: ops_lib.Operation) -> list:
+    paddings, in_dims = _const(op._inputs[1]), _dims(op._inputs[0].shape)
+    if in_dims is None:
+        return [shape_lib.unknown_shape()]
+    if paddings is None:
+        return [shape_lib.unknown_shape(rank=len(in_dims))]
+    pairs = np.asarray(paddings).reshape(-1, 2).tolist()
+    return [shape_lib.TensorShape([None if d is None else d - p0 - p1
+                                   for d, (p0, p1) in zip(in_dims, pairs)])]
+
+
 def _fill_shape(op: ops_lib.Operation) -> list:
     _with_rank(_dims(op._inputs[0].shape), 1)
     _with_rank(_dims(op._inputs[1].shape), 0)
@@ -699,6 +710,9 @@ op_registry.register_op("PadV2").input("input: T").input("paddings: Tpaddings") 
 op_registry.register_op("MirrorPad").input("input: T").input("paddings: Tpaddings") \
     .output("output: T").attr("T: type").attr(f"Tpaddings: {_INDEX} = DT_INT32") \
     .attr("mode: {'REFLECT', 'SYMMETRIC'}").shape_fn(_mirror_pad_shape)
+op_registry.register_op("MirrorPadGrad").input("input: T").input("paddings: Tpaddings") \
+    .output("output: T").attr("T: type").attr(f"Tpaddings: {_INDEX} = DT_INT32") \
+    .attr("mode: {'REFLECT', 'SYMMETRIC'}").shape_fn(_mirror_pad_grad_shape)
 
 op_registry.register_op("ReverseV2").input("tensor: T").input("axis: Tidx") \
     .output("output: T").attr(f"Tidx: {_INDEX} = DT_INT32") \

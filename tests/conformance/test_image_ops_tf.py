@@ -93,6 +93,15 @@ CASES.update({
     "total_variation_3d": lambda t, x, u: t.image.total_variation(x[0]),
     "image_gradients": lambda t, x, u: list(t.image.image_gradients(x)),
     "psnr": lambda t, x, u: t.image.psnr(x, x * 0.9 + 0.05, 1.0),
+    "sobel_edges": lambda t, x, u: t.image.sobel_edges(x),
+    "mirror_pad_symmetric": lambda t, x, u: t.pad(x, [[0, 0], [2, 1], [5, 6], [0, 0]],
+                                                   mode="SYMMETRIC"),
+    "ssim": lambda t, x, u: t.image.ssim(x, x * 0.8 + 0.1, 1.0, filter_size=3),
+    "ssim_u8_index_map": lambda t, x, u: t.image.ssim(u, u // 2 + 3, 255, filter_size=2,
+                                                       filter_sigma=0.8, return_index_map=True),
+    "ssim_multiscale": lambda t, x, u: t.image.ssim_multiscale(
+        t.image.resize_bilinear(x, [33, 34]), t.image.resize_bilinear(x, [33, 34]) * 0.9, 1.0,
+        power_factors=(0.2, 0.3, 0.5), filter_size=3),
     "psnr_u8": lambda t, x, u: t.image.psnr(u, u // 2, 255),
     "crop_and_resize": lambda t, x, u: t.image.crop_and_resize(x, BOXES, [0, 1, 1], [4, 3]),
     "crop_and_resize_nearest": lambda t, x, u: t.image.crop_and_resize(
@@ -134,7 +143,8 @@ GRAD_CASES = {k for k in CASES if k.startswith(("resize_images_m0", "resize_imag
                                                 "resize_images_m2", "resize_bilinear_half",
                                                 "resize_nearest_neighbor_half",
                                                 "resize_bicubic_half"))}
-GRAD_CASES |= {"crop_and_resize", "crop_and_resize_nearest", "rgb_to_hsv",
+GRAD_CASES |= {"crop_and_resize", "crop_and_resize_nearest", "rgb_to_hsv", "sobel_edges", "ssim",
+               "mirror_pad_symmetric",
                "per_image_standardization", "total_variation"}
 
 
