@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from graphcore.data import iterator_ops
+from graphcore.data import options as options_lib
 from graphcore.data.structure import HasStructure, TensorSpec, flatten, map_structure, pack
 from graphcore.framework import dtypes as dtypes_lib
 from graphcore.framework import errors, tensor_util
@@ -51,16 +52,19 @@ class Dataset(HasStructure):
     """A sequence of elements produced by a chain of dataset ops (tf.compat.v1's
     ``tf.data.Dataset``)."""
 
-    def __init__(self, variant_tensor: ops_lib.Tensor, structure: Any):
+    def __init__(self, variant_tensor: ops_lib.Tensor, structure: Any,
+                 options: options_lib.Options | None = None):
         self._variant_tensor = variant_tensor
         self._structure = structure
+        # The options set on this dataset or any it was built from (TF merges the inputs').
+        self._options_value = options if options is not None else options_lib.Options()
 
     # -- structure --------------------------------------------------------------------------
     def _op(self, op_type: str, structure: Any = None, **inputs: Any) -> Dataset:
         structure = self._structure if structure is None else structure
         op = apply_op(op_type, input_dataset=self._variant_tensor, **inputs,
                       **_flat_attrs(structure))
-        return Dataset(op.outputs[0], structure)
+        return Dataset(op.outputs[0], structure, self._options_value)
 
     def __iter__(self) -> Any:
         raise RuntimeError("`tf.data.Dataset` only supports Python-style iteration in eager "
@@ -128,7 +132,8 @@ class Dataset(HasStructure):
         structure = pack(datasets, [d._structure for d in flat])
         op = apply_op("ZipDataset", input_datasets=[d._variant_tensor for d in flat],
                       **_flat_attrs(structure))
-        return Dataset(op.outputs[0], structure)
+        return Dataset(op.outputs[0], structure,
+                       options_lib.merge_options(*[d._options_value for d in flat]))
 
     @staticmethod
     def list_files(file_pattern: Any, shuffle: bool | None = None, seed: int | None = None,
@@ -250,7 +255,7 @@ class Dataset(HasStructure):
                           num_parallel_calls=_int64(num_parallel_calls, "num_parallel_calls"),
                           deterministic="default" if deterministic is None else
                           ("true" if deterministic else "false"), **attrs)
-        return Dataset(op.outputs[0], structure)
+        return Dataset(op.outputs[0], structure, self._options_value)
 
     def filter(self, predicate: Callable[..., Any], name: str | None = None) -> Dataset:
         """The elements for which ``predicate`` is true."""
@@ -352,7 +357,7 @@ class Dataset(HasStructure):
                       batch_size=size, padded_shapes=shape_tensors, padding_values=pads,
                       drop_remainder=drop, output_shapes=[s.shape for s in
                                                           flatten(structure)])
-        return Dataset(op.outputs[0], structure)
+        return Dataset(op.outputs[0], structure, self._options_value)
 
     def unbatch(self, name: str | None = None) -> Dataset:
         """The rows of each element as elements of their own."""
@@ -405,8 +410,10 @@ class Dataset(HasStructure):
         mine, theirs = flatten(self._structure), flatten(dataset._structure)
         structure = pack(self._structure, [TensorSpec(_most_specific(a.shape, b.shape), a.dtype)
                                            for a, b in zip(mine, theirs)])
-        return self._op("ConcatenateDataset", structure,
-                        another_dataset=dataset._variant_tensor)
+        out = self._op("ConcatenateDataset", structure, another_dataset=dataset._variant_tensor)
+        out._options_value = options_lib.merge_options(self._options_value,
+                                                       dataset._options_value)
+        return out
 
     def enumerate(self, start: int = 0, name: str | None = None) -> Dataset:
         """(index, element) pairs, indices from ``start``."""
@@ -415,6 +422,22 @@ class Dataset(HasStructure):
 
     def apply(self, transformation_func: Callable[[Dataset], Dataset]) -> Dataset:
         return transformation_func(self)
+
+    # -- options ------------------------------------------------------------------------
+    def options(self) -> options_lib.Options:
+        """The options of this dataset and those it was built from (read-only)."""
+        options = options_lib.merge_options(self._options_value)
+        options._set_mutable(False)
+        return options
+
+    def with_options(self, options: options_lib.Options, name: str | None = None) -> Dataset:
+        """This dataset with ``options`` merged over its options (set values win)."""
+        del name
+        if not isinstance(options, options_lib.Options):
+            raise TypeError(f"Could not merge incompatible options of type {type(options)} "
+                            f"and {options_lib.Options}.")
+        return Dataset(self._variant_tensor, self._structure,
+                       options_lib.merge_options(self._options_value, options))
 
     # -- iterators (TF1's Dataset methods) ------------------------------------------------
     def make_one_shot_iterator(self) -> Any:
@@ -461,3 +484,60 @@ def _most_specific(a: shape_lib.TensorShape, b: shape_lib.TensorShape) -> shape_
         return shape_lib.unknown_shape()
     return shape_lib.TensorShape([x if x == y else None for x, y in zip(a.as_list(),
                                                                           b.as_list())])
+
+
+class DatasetSpec:
+    """The type of a dataset (``tf.data.DatasetSpec``): its element structure and, for a
+    batch of datasets, the batch's shape."""
+
+    def __init__(self, element_spec: Any, dataset_shape: Any = ()):
+        self._element_spec = element_spec
+        self._dataset_shape = shape_lib.as_shape(dataset_shape)
+
+    @property
+    def element_spec(self) -> Any:
+        return self._element_spec
+
+    @property
+    def shape(self) -> shape_lib.TensorShape:
+        return self._dataset_shape
+
+    @property
+    def value_type(self) -> type:
+        return Dataset
+
+    @staticmethod
+    def from_value(value: Dataset) -> DatasetSpec:
+        return DatasetSpec(value.element_spec)
+
+    def is_compatible_with(self, spec_or_value: Any) -> bool:
+        other = DatasetSpec.from_value(spec_or_value) if isinstance(spec_or_value, Dataset) \
+            else spec_or_value
+        if not isinstance(other, DatasetSpec):
+            return False
+        mine, theirs = flatten(self._element_spec), flatten(other._element_spec)
+        if len(mine) != len(theirs):
+            return False
+        try:
+            pack(other._element_spec, mine)
+        except (TypeError, ValueError):
+            return False
+        return \
+            self._dataset_shape.is_compatible_with(other._dataset_shape) and \
+            all(a.dtype == b.dtype and a.shape.is_compatible_with(b.shape)
+                for a, b in zip(mine, theirs))
+
+    def _key(self) -> tuple:
+        dims = self._dataset_shape.dims
+        return (tuple(flatten(self._element_spec)),
+                None if dims is None else tuple(self._dataset_shape.as_list()))
+
+    def __eq__(self, other: Any) -> bool:
+        return isinstance(other, DatasetSpec) and self._key() == other._key() and \
+            pack(other._element_spec, flatten(self._element_spec)) == self._element_spec
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        return f"DatasetSpec({self._element_spec!r}, {self._dataset_shape!r})"

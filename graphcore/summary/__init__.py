@@ -21,6 +21,11 @@ from graphcore.summary.summary_ops import (
     tensor_summary,
     text,
 )
+from graphcore.summary.summary_v2_compat import (
+    all_v2_summary_ops,
+    get_summary_description,
+    initialize,
+)
 from graphcore.summary.writer import FileWriter, FileWriterCache
 
 __all__ = [
@@ -33,7 +38,10 @@ __all__ = [
     "SummaryDescription",
     "SummaryMetadata",
     "TaggedRunMetadata",
+    "all_v2_summary_ops",
+    "get_summary_description",
     "histogram",
+    "initialize",
     "merge",
     "merge_all",
     "scalar",

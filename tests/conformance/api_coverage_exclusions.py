@@ -24,4 +24,9 @@ EXCLUDED: dict[str, dict[str, str]] = {
         # TF-internal leftover: an example op of TF's own build ("my_fact").
         "user_ops": "TF's build-system example of a user op",
     },
+    "data": {
+        # Iterates a dataset in Python (iter(dataset)): eager-only, a RuntimeError in graph
+        # mode in TF1 too.
+        "NumpyIterator": "eager-only: iterates the dataset in Python",
+    },
 }
