@@ -7,9 +7,10 @@ from __future__ import annotations
 import builtins
 from typing import Any
 
-from graphcore.framework import common_shapes, op_registry
+from graphcore.framework import common_shapes, nest, op_registry
 from graphcore.framework import ops as ops_lib
 from graphcore.framework.op_def_library import apply_op
+from graphcore.framework.sparse_tensor import SparseTensor
 from graphcore.ops import (
     array_ops,
     control_flow_util,
@@ -85,6 +86,41 @@ def with_dependencies(dependencies: list, output_tensor: Any,
         with ops_lib.colocate_with(output_tensor.op), \
                 ops_lib.control_dependencies(dependencies):
             return array_ops.identity(output_tensor, name=scope)
+
+
+class _SparseParts(builtins.tuple):
+    """A SparseTensor's three tensors while a cond or loop carries them one by one."""
+
+    _fields = ("indices", "values", "dense_shape")
+
+    def __new__(cls, *parts: Any) -> _SparseParts:
+        return builtins.tuple.__new__(cls, parts)
+
+
+def _expand_sparse(structure: Any) -> Any:
+    """``structure`` with each SparseTensor as its three tensors (TF's
+    ``expand_composites``)."""
+    if isinstance(structure, SparseTensor):
+        return _SparseParts(structure.indices, structure.values, structure.dense_shape)
+    if isinstance(structure, dict):
+        return type(structure)((k, _expand_sparse(v)) for k, v in structure.items())
+    if nest.is_namedtuple(structure):
+        return type(structure)(*[_expand_sparse(v) for v in structure])
+    if isinstance(structure, (list, builtins.tuple)):
+        return type(structure)(_expand_sparse(v) for v in structure)
+    return structure
+
+
+def _restore_sparse(structure: Any) -> Any:
+    if isinstance(structure, _SparseParts):
+        return SparseTensor(*structure)
+    if isinstance(structure, dict):
+        return type(structure)((k, _restore_sparse(v)) for k, v in structure.items())
+    if nest.is_namedtuple(structure):
+        return type(structure)(*[_restore_sparse(v) for v in structure])
+    if isinstance(structure, (list, builtins.tuple)):
+        return type(structure)(_restore_sparse(v) for v in structure)
+    return structure
 
 
 def _flatten(items: Any) -> list:
@@ -267,7 +303,7 @@ class CondContext:
             original = fn()
             if original is None:
                 return None, no_op()
-            flat = _flatten([original])
+            flat = nest.flatten(_expand_sparse(original))
             results = []
             for v in flat:
                 if isinstance(v, ops_lib.Operation):
@@ -318,11 +354,12 @@ def cond(pred: Any, true_fn: Any = None, false_fn: Any = None, strict: bool = Fa
                 raise TypeError(f"Outputs of true_fn and false_fn must have the same type: "
                                 f"{a.dtype.name}, {b.dtype.name}")
         merges = [merge([f, t])[0] for f, t in zip(res_f, res_t)]
-        if isinstance(orig_t, (list, builtins.tuple)):
-            if len(merges) == 1 and not strict:
+        if not isinstance(orig_t, (list, builtins.tuple, dict)) or (
+                not strict and len(orig_t) == 1 and not isinstance(orig_t, dict)):
+            orig_t = orig_t[0] if isinstance(orig_t, (list, builtins.tuple)) else orig_t
+            if not isinstance(orig_t, (list, builtins.tuple, dict, SparseTensor)):
                 return merges[0]
-            return type(orig_t)(merges) if isinstance(orig_t, list) else builtins.tuple(merges)
-        return merges[0]
+        return _restore_sparse(nest.pack_sequence_as(_expand_sparse(orig_t), merges))
 
 op_registry.register_op("RefMerge").input("inputs: N * Ref(T)").output("output: Ref(T)") \
     .output("value_index: int32").attr("T: type").attr("N: int >= 1").shape_fn(_merge_shape)

@@ -1,13 +1,11 @@
-"""tf.metrics (TF1's ``tf.compat.v1.metrics``): streaming metrics.
+"""The streaming metrics of TF1's ``tf.compat.v1.metrics`` but the top-k ones
+(:mod:`graphcore.metrics.at_k`).
 
 Each metric returns ``(value_tensor, update_op)``: running ``update_op`` folds a batch into
 local variables (``<name>/total``, ``<name>/count``... in LOCAL_VARIABLES and
 METRIC_VARIABLES, zeroed by ``tf.local_variables_initializer()``) and returns the updated
 value; ``value_tensor`` reads the value without updating. ``metrics_collections`` and
 ``updates_collections`` receive the value and the update op.
-
-Not here: the top-k metrics (precision_at_k, recall_at_k, precision_at_top_k,
-recall_at_top_k, average_precision_at_k), which need TF's set ops, absent from graphcore.
 """
 
 from __future__ import annotations
