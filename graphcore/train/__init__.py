@@ -2,6 +2,7 @@
 
 # ruff: noqa: F401, F403
 from graphcore.framework.graph_io import write_graph
+from graphcore.protobuf.cluster_pb2 import ClusterDef, JobDef
 from graphcore.protobuf.example_pb2 import Example, SequenceExample
 from graphcore.protobuf.feature_pb2 import (
     BytesList,
@@ -19,6 +20,7 @@ from graphcore.train.adagrad import *
 from graphcore.train.adagrad_da import *
 from graphcore.train.adam import *
 from graphcore.train.basic_session_run_hooks import *
+from graphcore.train.checkpoint_utils import *
 from graphcore.train.coordinator import *
 from graphcore.train.device_setter import *
 from graphcore.train.ftrl import *
@@ -39,3 +41,4 @@ from graphcore.train.server_lib import *
 from graphcore.train.session_run_hook import *
 from graphcore.train.sync_replicas_optimizer import *
 from graphcore.train.training_util import *
+from graphcore.train.warm_starting_util import *

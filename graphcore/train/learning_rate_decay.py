@@ -19,6 +19,9 @@ __all__ = [
     "piecewise_constant_decay",
     "polynomial_decay",
     "cosine_decay",
+    "cosine_decay_restarts",
+    "linear_cosine_decay",
+    "noisy_linear_cosine_decay",
 ]
 
 
@@ -128,6 +131,96 @@ def cosine_decay(learning_rate: Any, global_step: Any, decay_steps: Any, alpha: 
             convert_to_tensor(math.pi, dtype=dtype) * completed_fraction))
         decayed = (1 - alpha) * cosine_decayed + alpha
         return m.multiply(initial, decayed)
+
+
+def cosine_decay_restarts(learning_rate: Any, global_step: Any, first_decay_steps: Any,
+                          t_mul: Any = 2.0, m_mul: Any = 1.0, alpha: Any = 0.0,
+                          name: str | None = None) -> ops_lib.Tensor:
+    """SGDR (Loshchilov & Hutter): cosine decay restarted after ``first_decay_steps``,
+    each period ``t_mul`` times longer and its peak ``m_mul`` times lower."""
+    from graphcore.ops import control_flow_ops
+
+    _check_step(global_step)
+    m = _math()
+    with ops_lib.name_scope(name, "SGDRDecay") as scope:
+        initial = convert_to_tensor(learning_rate, name="initial_learning_rate")
+        dtype = initial.dtype
+        first_decay_steps = m.cast(first_decay_steps, dtype)
+        alpha = m.cast(alpha, dtype)
+        t_mul = m.cast(t_mul, dtype)
+        m_mul = m.cast(m_mul, dtype)
+        completed_fraction = m.cast(global_step, dtype) / first_decay_steps
+
+        def compute_step(completed_fraction, geometric=False):
+            if geometric:
+                i_restart = m.floor(m.log(1.0 - completed_fraction * (1.0 - t_mul))
+                                    / m.log(t_mul))
+                sum_r = (1.0 - t_mul ** i_restart) / (1.0 - t_mul)
+                completed_fraction = (completed_fraction - sum_r) / t_mul ** i_restart
+            else:
+                i_restart = m.floor(completed_fraction)
+                completed_fraction -= i_restart
+            return i_restart, completed_fraction
+
+        i_restart, completed_fraction = control_flow_ops.cond(
+            m.equal(t_mul, 1.0), lambda: compute_step(completed_fraction, geometric=False),
+            lambda: compute_step(completed_fraction, geometric=True))
+        m_fac = m_mul ** i_restart
+        cosine_decayed = 0.5 * m_fac * (1.0 + m.cos(
+            convert_to_tensor(math.pi, dtype=dtype) * completed_fraction))
+        decayed = (1 - alpha) * cosine_decayed + alpha
+        return m.multiply(initial, decayed, name=scope)
+
+
+def _linear_cosine(learning_rate: Any, global_step: Any, decay_steps: Any, num_periods: Any,
+                   alpha: Any, beta: Any, name: str | None, default_name: str,
+                   noise: tuple | None = None) -> ops_lib.Tensor:
+    """(alpha + linear [+ noise]) * cosine + beta, times the learning rate; ``noise`` is
+    (initial_variance, variance_decay) of the Gaussian added to the linear part."""
+    _check_step(global_step)
+    m = _math()
+    with ops_lib.name_scope(name, default_name) as scope:
+        initial = convert_to_tensor(learning_rate, name="initial_learning_rate")
+        dtype = initial.dtype
+        decay_steps = m.cast(decay_steps, dtype)
+        if noise is not None:
+            initial_variance = m.cast(noise[0], dtype)
+            variance_decay = m.cast(noise[1], dtype)
+        num_periods = m.cast(num_periods, dtype)
+        alpha = m.cast(alpha, dtype)
+        beta = m.cast(beta, dtype)
+        step = m.minimum(m.cast(global_step, dtype), decay_steps)
+        linear_decayed = (decay_steps - step) / decay_steps
+        if noise is not None:
+            from graphcore.ops import random_ops
+
+            variance = initial_variance / m.pow(1.0 + step, variance_decay)
+            linear_decayed = linear_decayed + random_ops.random_normal(
+                linear_decayed.shape, stddev=m.sqrt(variance))
+        fraction = 2.0 * num_periods * (step / decay_steps)
+        cosine_decayed = 0.5 * (1.0 + m.cos(convert_to_tensor(math.pi, dtype=dtype)
+                                            * fraction))
+        return m.multiply(initial, (alpha + linear_decayed) * cosine_decayed + beta,
+                          name=scope)
+
+
+def linear_cosine_decay(learning_rate: Any, global_step: Any, decay_steps: Any,
+                        num_periods: Any = 0.5, alpha: Any = 0.0, beta: Any = 0.001,
+                        name: str | None = None) -> ops_lib.Tensor:
+    """Linear cosine decay (Bello et al., 2017): learning_rate * ((alpha + (decay_steps -
+    step) / decay_steps) * 0.5 * (1 + cos(2 pi num_periods step / decay_steps)) + beta)."""
+    return _linear_cosine(learning_rate, global_step, decay_steps, num_periods, alpha, beta,
+                          name, "LinearCosineDecay")
+
+
+def noisy_linear_cosine_decay(learning_rate: Any, global_step: Any, decay_steps: Any,
+                              initial_variance: Any = 1.0, variance_decay: Any = 0.55,
+                              num_periods: Any = 0.5, alpha: Any = 0.0, beta: Any = 0.001,
+                              name: str | None = None) -> ops_lib.Tensor:
+    """linear_cosine_decay with Gaussian noise of variance initial_variance / (1 +
+    step) ** variance_decay added to the linear part."""
+    return _linear_cosine(learning_rate, global_step, decay_steps, num_periods, alpha, beta,
+                          name, "NoisyLinearCosineDecay", (initial_variance, variance_decay))
 
 
 def piecewise_constant(x: Any, boundaries: list, values: list,

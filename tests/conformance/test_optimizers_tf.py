@@ -380,3 +380,18 @@ def test_piecewise_constant_values_match_tf():
     ours, ref = _decay_values(tf, build), _decay_values(tf_ref, build)
     np.testing.assert_allclose(ours[2], ref[2])
     np.testing.assert_allclose(ours[2].ravel(), [1.0, 0.5, 0.5, 0.1, 0.1], rtol=1e-7)
+
+
+def test_cosine_family_decay_values_match_tf():
+    def build(lib, step):
+        return [lib.cosine_decay_restarts(0.1, step, 8),
+                lib.cosine_decay_restarts(0.1, step, 8, t_mul=1.0, m_mul=0.5, alpha=0.1),
+                lib.linear_cosine_decay(0.1, step, 30),
+                lib.linear_cosine_decay(0.1, step, 30, num_periods=2.0, alpha=0.1, beta=0.01),
+                lib.noisy_linear_cosine_decay(0.1, step, 30, initial_variance=0.0)]
+
+    ours, ref = _decay_values(tf, build), _decay_values(tf_ref, build)
+    assert ours[1][2:4] == ref[1][2:4]  # Mul named like the scope (the restarts use cond)
+    assert ours[0][2:4] == ref[0][2:4] == ["LinearCosineDecay", "LinearCosineDecay_1"]
+    assert ours[2].dtype == ref[2].dtype
+    np.testing.assert_allclose(ours[2], ref[2], rtol=1e-5, atol=1e-7)

@@ -1,0 +1,58 @@
+"""checkpoints_iterator, init_from_checkpoint and warm_start
+(graphcore/train/checkpoint_utils.py, warm_starting_util.py)."""
+
+import threading
+
+import numpy as np
+import pytest
+
+import graphcore as tf
+
+
+def _save(path, step, value):
+    with tf.Graph().as_default():
+        tf.Variable(value, name="v")
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            return tf.train.Saver().save(sess, path, global_step=step)
+
+
+def test_checkpoints_iterator_yields_each_new_checkpoint_then_times_out(tmp_path):
+    first = _save(str(tmp_path / "model"), 1, 1.0)
+    seen = []
+    later = threading.Timer(0.3, lambda: seen.append(_save(str(tmp_path / "model"), 2, 2.0)))
+    later.start()
+    found = list(tf.train.checkpoints_iterator(str(tmp_path), timeout=1.5))
+    later.join()
+    assert found == [first, seen[0]]
+
+
+def test_checkpoints_iterator_asks_timeout_fn(tmp_path):
+    calls = []
+
+    def timeout_fn():
+        calls.append(1)
+        return len(calls) >= 2
+
+    assert list(tf.train.checkpoints_iterator(str(tmp_path), timeout=0.1,
+                                              timeout_fn=timeout_fn)) == []
+    assert len(calls) == 2
+
+
+def test_init_from_checkpoint_and_warm_start_replace_initializers(tmp_path):
+    path = _save(str(tmp_path / "model"), 3, [1.0, 2.0])
+    with tf.Graph().as_default():
+        a = tf.get_variable("a", [2], initializer=tf.zeros_initializer())
+        r = tf.get_variable("r", [2], initializer=tf.zeros_initializer(), use_resource=True)
+        c = tf.get_variable("c", [2], initializer=tf.zeros_initializer())
+        tf.train.init_from_checkpoint(str(tmp_path), {"v": "a"})
+        tf.train.init_from_checkpoint(path, {"v": r})
+        tf.train.warm_start(path, [c], var_name_to_prev_var_name={"c": "v"})
+        assert a.initializer.inputs[1].op.type == "RestoreV2"
+        assert a.initializer.inputs[1].op.name == "checkpoint_initializer"
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            for var in (a, r, c):
+                np.testing.assert_array_equal(sess.run(var), [1.0, 2.0])
+        with pytest.raises(NotImplementedError, match="vocabulary remapping"):
+            tf.train.warm_start(path, var_name_to_vocab_info={"a": object()})
