@@ -2,6 +2,8 @@
 
 # ruff: noqa: F401, F403
 from graphcore import nn_rnn_cell as rnn_cell
+from graphcore.ops.candidate_sampling_ops import *
+from graphcore.ops.candidate_sampling_ops import __all__ as _sampling_all
 from graphcore.ops.embedding_ops import (
     embedding_lookup,
     embedding_lookup_sparse,
@@ -36,3 +38,4 @@ __all__ += ["embedding_lookup", "embedding_lookup_sparse", "safe_embedding_looku
 __all__ += list(_activation_all) + list(_impl_all) + ["top_k"]
 __all__ += ["depth_to_space", "space_to_batch", "space_to_depth"]
 __all__ += ["fused_batch_norm", "local_response_normalization", "lrn"]
+__all__ += list(_sampling_all)

@@ -1,6 +1,7 @@
 """The composite tf.nn functions of TF's ``nn_impl.py`` (no op types of their own):
 logistic and Poisson losses, zero_fraction, the moments family (sufficient statistics,
-normalize_moments, weighted moments) and batch normalization from its moments."""
+normalize_moments, weighted moments), batch normalization from its moments, and the
+sampled losses nce_loss and sampled_softmax_loss."""
 
 from __future__ import annotations
 
@@ -10,12 +11,20 @@ from typing import Any
 from graphcore.framework import dtypes as dtypes_lib
 from graphcore.framework import ops as ops_lib
 from graphcore.framework.tensor_conversion import convert_to_tensor
-from graphcore.ops import array_ops, control_flow_ops, math_ops, nn_ops
+from graphcore.ops import (
+    array_ops,
+    candidate_sampling_ops,
+    control_flow_ops,
+    embedding_ops,
+    math_ops,
+    nn_ops,
+    sparse_ops,
+)
 
 __all__ = ["batch_norm_with_global_normalization", "batch_normalization",
-           "log_poisson_loss", "normalize_moments", "sigmoid_cross_entropy_with_logits",
-           "sufficient_statistics", "weighted_cross_entropy_with_logits", "weighted_moments",
-           "zero_fraction"]
+           "log_poisson_loss", "nce_loss", "normalize_moments", "sampled_softmax_loss",
+           "sigmoid_cross_entropy_with_logits", "sufficient_statistics",
+           "weighted_cross_entropy_with_logits", "weighted_moments", "zero_fraction"]
 
 
 def _lookup(new_name: str, new_value: Any, old_name: str, old_value: Any) -> Any:
@@ -219,3 +228,116 @@ def batch_norm_with_global_normalization(t: Any = None, m: Any = None, v: Any = 
     v = _lookup("variance", variance, "v", v)
     return batch_normalization(t, m, v, beta, gamma if scale_after_normalization else None,
                                variance_epsilon, name)
+
+
+def _sum_rows(x: ops_lib.Tensor) -> ops_lib.Tensor:
+    """The sum of each row of a 2-D ``x``, as a matmul with ones (TF's gradient-friendly
+    construction)."""
+    cols = array_ops.shape(x)[1]
+    ones = array_ops.ones(array_ops.stack([cols, 1]), x.dtype)
+    return array_ops.reshape(math_ops.matmul(x, ones), [-1])
+
+
+def _compute_sampled_logits(weights: Any, biases: Any, labels: Any, inputs: Any,
+                            num_sampled: int, num_classes: int, num_true: int = 1,
+                            sampled_values: Any = None, subtract_log_q: bool = True,
+                            remove_accidental_hits: bool = False,
+                            partition_strategy: str = "mod", name: str | None = None,
+                            seed: Any = None) -> tuple:
+    """(logits, labels) over each row's true classes and the shared sampled classes."""
+    if hasattr(weights, "_get_variable_list"):  # a PartitionedVariable
+        weights = list(weights)
+    if not isinstance(weights, list):
+        weights = [weights]
+    with ops_lib.name_scope(name, "compute_sampled_logits",
+                            weights + [biases, inputs, labels]):
+        if dtypes_lib.as_dtype(labels.dtype) != dtypes_lib.int64:
+            labels = math_ops.cast(labels, dtypes_lib.int64)
+        labels_flat = array_ops.reshape(labels, [-1])
+        if sampled_values is None:
+            sampled_values = candidate_sampling_ops.log_uniform_candidate_sampler(
+                true_classes=labels, num_true=num_true, num_sampled=num_sampled, unique=True,
+                range_max=num_classes, seed=seed)
+        sampled, true_expected_count, sampled_expected_count = (
+            array_ops.stop_gradient(s) for s in sampled_values)
+        sampled = math_ops.cast(sampled, dtypes_lib.int64)
+        all_ids = array_ops.concat([labels_flat, sampled], 0)
+        all_w = embedding_ops.embedding_lookup(weights, all_ids,
+                                               partition_strategy=partition_strategy)
+        if all_w.dtype != inputs.dtype:
+            all_w = math_ops.cast(all_w, inputs.dtype)
+        true_w = array_ops.slice(all_w, [0, 0],
+                                 array_ops.stack([array_ops.shape(labels_flat)[0], -1]))
+        sampled_w = array_ops.slice(
+            all_w, array_ops.stack([array_ops.shape(labels_flat)[0], 0]), [-1, -1])
+        sampled_logits = math_ops.matmul(inputs, sampled_w, transpose_b=True)
+        all_b = embedding_ops.embedding_lookup(biases, all_ids,
+                                               partition_strategy=partition_strategy)
+        if all_b.dtype != inputs.dtype:
+            all_b = math_ops.cast(all_b, inputs.dtype)
+        true_b = array_ops.slice(all_b, [0], array_ops.shape(labels_flat))
+        sampled_b = array_ops.slice(all_b, array_ops.shape(labels_flat), [-1])
+        dim = array_ops.shape(true_w)[1:2]
+        new_true_w_shape = array_ops.concat([[-1, num_true], dim], 0)
+        row_wise_dots = math_ops.multiply(array_ops.expand_dims(inputs, 1),
+                                          array_ops.reshape(true_w, new_true_w_shape))
+        dots_as_matrix = array_ops.reshape(row_wise_dots, array_ops.concat([[-1], dim], 0))
+        true_logits = array_ops.reshape(_sum_rows(dots_as_matrix), [-1, num_true])
+        true_b = array_ops.reshape(true_b, [-1, num_true])
+        true_logits += true_b
+        sampled_logits += sampled_b
+        if remove_accidental_hits:
+            acc_indices, acc_ids, acc_weights = candidate_sampling_ops.compute_accidental_hits(
+                labels, sampled, num_true=num_true)
+            acc_indices_2d = array_ops.reshape(acc_indices, [-1, 1])
+            acc_ids_2d_int32 = array_ops.reshape(math_ops.cast(acc_ids, dtypes_lib.int32),
+                                                 [-1, 1])
+            sparse_indices = array_ops.concat([acc_indices_2d, acc_ids_2d_int32], 1,
+                                              "sparse_indices")
+            sampled_logits_shape = array_ops.concat(
+                [array_ops.shape(labels)[:1], array_ops.expand_dims(num_sampled, 0)], 0)
+            if sampled_logits.dtype != acc_weights.dtype:
+                acc_weights = math_ops.cast(acc_weights, sampled_logits.dtype)
+            sampled_logits += sparse_ops.sparse_to_dense(
+                sparse_indices, sampled_logits_shape, acc_weights, default_value=0.0,
+                validate_indices=False)
+        if subtract_log_q:
+            true_logits -= math_ops.log(true_expected_count)
+            sampled_logits -= math_ops.log(sampled_expected_count)
+        out_logits = array_ops.concat([true_logits, sampled_logits], 1)
+        out_labels = array_ops.concat([array_ops.ones_like(true_logits) / num_true,
+                                       array_ops.zeros_like(sampled_logits)], 1)
+        return out_logits, out_labels
+
+
+def nce_loss(weights: Any, biases: Any, labels: Any, inputs: Any, num_sampled: int,
+             num_classes: int, num_true: int = 1, sampled_values: Any = None,
+             remove_accidental_hits: bool = False, partition_strategy: str = "mod",
+             name: str = "nce_loss") -> ops_lib.Tensor:
+    """The noise-contrastive estimation loss of each row (logistic losses of its true and
+    sampled classes, summed)."""
+    logits, labels = _compute_sampled_logits(
+        weights=weights, biases=biases, labels=labels, inputs=inputs,
+        num_sampled=num_sampled, num_classes=num_classes, num_true=num_true,
+        sampled_values=sampled_values, subtract_log_q=True,
+        remove_accidental_hits=remove_accidental_hits,
+        partition_strategy=partition_strategy, name=name)
+    sampled_losses = sigmoid_cross_entropy_with_logits(labels=labels, logits=logits,
+                                                       name="sampled_losses")
+    return _sum_rows(sampled_losses)
+
+
+def sampled_softmax_loss(weights: Any, biases: Any, labels: Any, inputs: Any,
+                         num_sampled: int, num_classes: int, num_true: int = 1,
+                         sampled_values: Any = None, remove_accidental_hits: bool = True,
+                         partition_strategy: str = "mod", name: str = "sampled_softmax_loss",
+                         seed: Any = None) -> ops_lib.Tensor:
+    """The softmax cross entropy of each row over its true and the sampled classes."""
+    logits, labels = _compute_sampled_logits(
+        weights=weights, biases=biases, labels=labels, inputs=inputs,
+        num_sampled=num_sampled, num_classes=num_classes, num_true=num_true,
+        sampled_values=sampled_values, subtract_log_q=True,
+        remove_accidental_hits=remove_accidental_hits,
+        partition_strategy=partition_strategy, name=name, seed=seed)
+    labels = array_ops.stop_gradient(labels, name="labels_stop_gradient")
+    return nn_ops.softmax_cross_entropy_with_logits_v2(labels=labels, logits=logits)

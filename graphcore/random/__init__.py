@@ -1,6 +1,13 @@
 """tf.random: the random ops under their short names."""
 
 # ruff: noqa: F401
+from graphcore.ops.candidate_sampling_ops import (
+    all_candidate_sampler,
+    fixed_unigram_candidate_sampler,
+    learned_unigram_candidate_sampler,
+    log_uniform_candidate_sampler,
+    uniform_candidate_sampler,
+)
 from graphcore.ops.random_distribution_ops import (
     categorical,
     multinomial,
