@@ -1,8 +1,6 @@
-"""tf.layers pooling layers (TF1's ``tf.compat.v1.layers``): Max/AveragePooling1D/2D and
-their functions. The 1-D layers pool a [N, W, 1, C] view with the 2-D ops, as Keras does.
-
-Not here yet: Max/AveragePooling3D, whose tf.nn ops (max_pool3d, avg_pool3d) graphcore
-does not have.
+"""tf.layers pooling layers (TF1's ``tf.compat.v1.layers``): Max/AveragePooling1D/2D/3D and
+their functions. The 1-D layers pool a [N, W, 1, C] view with the 2-D ops, as Keras does;
+the 3-D ones run channels_first inputs as NDHWC between two transposes (Keras on CPU).
 """
 
 from __future__ import annotations
@@ -23,7 +21,8 @@ from graphcore.ops import array_ops, nn_pool_ops
 __all__ = [
     "AveragePooling1D", "AveragePooling2D", "MaxPooling1D", "MaxPooling2D", "AvgPool1D",
     "AvgPool2D", "MaxPool1D", "MaxPool2D", "average_pooling1d", "average_pooling2d",
-    "max_pooling1d", "max_pooling2d",
+    "max_pooling1d", "max_pooling2d", "AveragePooling3D", "MaxPooling3D", "average_pooling3d",
+    "max_pooling3d",
 ]
 
 
@@ -92,6 +91,20 @@ class _Pooling1D(_Pooling):
         return array_ops.squeeze(outputs, [pad_axis])
 
 
+class _Pooling3D(_Pooling):
+    rank = 3
+
+    def call(self, inputs: Any) -> Any:
+        if self.data_format == "channels_first":
+            inputs = array_ops.transpose(inputs, (0, 2, 3, 4, 1))
+        outputs = self.pool_function(inputs, ksize=(1,) + self.pool_size + (1,),
+                                     strides=(1,) + self.strides + (1,),
+                                     padding=self.padding.upper())
+        if self.data_format == "channels_first":
+            outputs = array_ops.transpose(outputs, (0, 4, 1, 2, 3))
+        return outputs
+
+
 def _pooling_class(base: type, class_name: str, pool_function: Any, doc: str) -> type:
     def __init__(self: Any, pool_size: Any, strides: Any, padding: str = "valid",
                  data_format: str = "channels_last", name: str | None = None,
@@ -111,6 +124,10 @@ MaxPooling2D = _pooling_class(_Pooling2D, "MaxPooling2D", nn_pool_ops.max_pool,
                               "Max pooling over 2-D inputs [N, H, W, C].")
 AveragePooling2D = _pooling_class(_Pooling2D, "AveragePooling2D", nn_pool_ops.avg_pool,
                                   "Average pooling over 2-D inputs [N, H, W, C].")
+MaxPooling3D = _pooling_class(_Pooling3D, "MaxPooling3D", nn_pool_ops.max_pool3d,
+                              "Max pooling over 3-D inputs [N, D, H, W, C].")
+AveragePooling3D = _pooling_class(_Pooling3D, "AveragePooling3D", nn_pool_ops.avg_pool3d,
+                                  "Average pooling over 3-D inputs [N, D, H, W, C].")
 MaxPool1D, AvgPool1D, MaxPool2D, AvgPool2D = (MaxPooling1D, AveragePooling1D, MaxPooling2D,
                                               AveragePooling2D)
 
@@ -148,3 +165,17 @@ def average_pooling2d(inputs: Any, pool_size: Any, strides: Any, padding: str = 
                       name: str | None = None) -> ops_lib.Tensor:
     """Functional interface of ``AveragePooling2D``."""
     return _apply(AveragePooling2D, inputs, pool_size, strides, padding, data_format, name)
+
+
+def max_pooling3d(inputs: Any, pool_size: Any, strides: Any, padding: str = "valid",
+                  data_format: str = "channels_last",
+                  name: str | None = None) -> ops_lib.Tensor:
+    """Functional interface of ``MaxPooling3D``."""
+    return _apply(MaxPooling3D, inputs, pool_size, strides, padding, data_format, name)
+
+
+def average_pooling3d(inputs: Any, pool_size: Any, strides: Any, padding: str = "valid",
+                      data_format: str = "channels_last",
+                      name: str | None = None) -> ops_lib.Tensor:
+    """Functional interface of ``AveragePooling3D``."""
+    return _apply(AveragePooling3D, inputs, pool_size, strides, padding, data_format, name)

@@ -338,7 +338,7 @@ def _gen_conv3d(input: Any, filter: Any, strides: Any, padding: Any,  # noqa: A0
                 name: str | None = None) -> ops_lib.Tensor:
     return apply_op("Conv3D", name=name, input=input, filter=filter, strides=strides,
                     padding=padding, data_format=data_format,
-                    dilations=list(dilations)).outputs[0]
+                    dilations=[1] * 5 if dilations is None else list(dilations)).outputs[0]
 
 
 def conv3d(input: Any, filter: Any = None, strides: Any = None,  # noqa: A002
