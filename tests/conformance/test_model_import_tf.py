@@ -87,8 +87,51 @@ def _clip_train(t):
     return feeds, norm, t.add_n([t.reduce_sum(g) for g in clipped])
 
 
+def _batchnorm_cnn(t):
+    x = t.placeholder(t.float32, [None, 8, 8, 3], name="x")
+    k = t.get_variable("k", [3, 3, 3, 4], initializer=t.glorot_uniform_initializer(seed=8))
+    h = t.nn.conv2d(x, k, [1, 1, 1, 1], "SAME")
+    scale = t.get_variable("scale", [4], initializer=t.ones_initializer())
+    offset = t.get_variable("offset", [4], initializer=t.zeros_initializer())
+    h, _, _ = t.nn.fused_batch_norm(h, scale, offset, is_training=True)
+    h = t.nn.leaky_relu(h, 0.1)
+    d = t.get_variable("d", [3, 3, 4, 2], initializer=t.glorot_uniform_initializer(seed=9))
+    h = t.nn.depthwise_conv2d(h, d, [1, 2, 2, 1], "SAME")
+    h = t.nn.selu(t.nn.lrn(h, depth_radius=2))
+    h = t.space_to_depth(h, 2)
+    logits = t.reduce_mean(h, axis=[1, 2])[:, :4]
+    values, _ = t.nn.top_k(logits, 2)
+    loss = t.reduce_mean(t.nn.sigmoid_cross_entropy_with_logits(
+        labels=t.one_hot(t.placeholder_with_default(LABELS, [None]), 4), logits=logits))
+    return {x: IMAGES}, values, loss + t.reduce_sum(t.nn.softsign(values))
+
+
+def _gru(t):
+    x = t.placeholder(t.float32, [None, 5, 6], name="x")
+    cells = t.nn.rnn_cell if t is tf else pytest.importorskip(
+        "tensorflow.python.keras.layers.legacy_rnn.rnn_cell_impl")
+    cell = cells.MultiRNNCell([cells.GRUCell(5), cells.LSTMCell(4, use_peepholes=True)])
+    outputs, _ = t.nn.dynamic_rnn(cell, x, dtype=t.float32)
+    logits = t.matmul(outputs[:, -1], t.get_variable(
+        "o", [4, 4], initializer=t.glorot_uniform_initializer(seed=10)))
+    loss = t.losses.sparse_softmax_cross_entropy(labels=LABELS, logits=logits)
+    return {x: SEQ}, logits, loss
+
+
+def _resized_image(t):
+    x = t.placeholder(t.float32, [None, 8, 8, 3], name="x")
+    h = t.image.resize_bilinear(x, [12, 12])
+    h = t.nn.conv2d_transpose(h, t.get_variable(
+        "kt", [3, 3, 2, 3], initializer=t.glorot_uniform_initializer(seed=11)),
+        [4, 24, 24, 2], [1, 2, 2, 1], "SAME")
+    h = t.nn.avg_pool3d(t.expand_dims(h, 1), [1, 1, 2, 2, 1], [1, 1, 2, 2, 1], "VALID")
+    out = t.nn.swish(t.squeeze(h, 1))
+    return {x: IMAGES}, out, t.reduce_sum(t.square(out))
+
+
 MODELS = {"mlp": _mlp, "cnn": _cnn, "lstm": _lstm, "embedding": _embedding,
-          "clipped_gradients": _clip_train}
+          "clipped_gradients": _clip_train, "batchnorm_cnn": _batchnorm_cnn, "gru": _gru,
+          "resized_image": _resized_image}
 
 
 def _tf_graph(build):
