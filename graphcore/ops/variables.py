@@ -252,6 +252,17 @@ class Variable:
     def initial_value(self) -> ops_lib.Tensor:
         return self._initial_value
 
+    def load(self, value: Any, session: Any = None) -> None:
+        """Stores ``value`` in the variable by running its initializer with the initial
+        value fed (no new op), in ``session`` or the default session."""
+        from graphcore.framework import session_stack
+
+        session = session or session_stack.get_default_session()
+        if session is None:
+            raise ValueError("Either session argument should be provided or default session "
+                             "should be established")
+        session.run(self.initializer, {self.initializer.inputs[1]: value})
+
     # -- reading ----------------------------------------------------------------------
     def value(self) -> ops_lib.Tensor:
         """The snapshot (``<name>/read``) through which the variable is read."""

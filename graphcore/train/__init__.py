@@ -19,6 +19,7 @@ from graphcore.train.adadelta import *
 from graphcore.train.adagrad import *
 from graphcore.train.adagrad_da import *
 from graphcore.train.adam import *
+from graphcore.train.basic_loops import *
 from graphcore.train.basic_session_run_hooks import *
 from graphcore.train.checkpoint_utils import *
 from graphcore.train.coordinator import *
@@ -38,7 +39,9 @@ from graphcore.train.queue_runner import *
 from graphcore.train.rmsprop import *
 from graphcore.train.saver import *
 from graphcore.train.server_lib import *
+from graphcore.train.session_manager import *
 from graphcore.train.session_run_hook import *
+from graphcore.train.supervisor import *
 from graphcore.train.sync_replicas_optimizer import *
 from graphcore.train.training_util import *
 from graphcore.train.warm_starting_util import *

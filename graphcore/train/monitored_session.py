@@ -22,7 +22,7 @@ from graphcore.train import basic_session_run_hooks as hooks_lib
 from graphcore.train.session_run_hook import SessionRunArgs, SessionRunContext, SessionRunValues
 
 __all__ = ["ChiefSessionCreator", "MonitoredTrainingSession", "MonitoredSession", "Scaffold",
-           "SingularMonitoredSession", "WorkerSessionCreator"]
+           "SessionCreator", "SingularMonitoredSession", "WorkerSessionCreator"]
 
 _log = logging.getLogger("graphcore.train")
 
@@ -82,7 +82,16 @@ class Scaffold:
         return self
 
 
-class ChiefSessionCreator:
+class SessionCreator:
+    """A factory of sessions for MonitoredSession (which calls ``create_session`` again
+    to recover from a lost task)."""
+
+    def create_session(self) -> Any:
+        raise NotImplementedError("create_session is not implemented for "
+                                  f"{type(self).__name__}.")
+
+
+class ChiefSessionCreator(SessionCreator):
     """TF's session creator for the chief: initializes the variables, or restores them
     from the latest checkpoint in ``checkpoint_dir``
     (``checkpoint_filename_with_path`` names one checkpoint instead)."""
@@ -99,8 +108,26 @@ class ChiefSessionCreator:
         self.checkpoint_filename_with_path = checkpoint_filename_with_path
         self.max_wait_secs = 7200.0
 
+    def create_session(self) -> Session:
+        """An initialized or restored session (through a SessionManager)."""
+        from graphcore.train.session_manager import SessionManager
 
-class WorkerSessionCreator:
+        self.scaffold = (self.scaffold or Scaffold()).finalize()
+        scaffold = self.scaffold
+        init_fn = None
+        if scaffold.init_fn is not None:
+            def init_fn(sess):
+                return scaffold.init_fn(scaffold, sess)
+        return SessionManager(local_init_op=scaffold.local_init_op,
+                              ready_op=scaffold.ready_op,
+                              graph=ops_lib.get_default_graph()).prepare_session(
+            self.master, saver=scaffold.saver, checkpoint_dir=self.checkpoint_dir,
+            checkpoint_filename_with_path=self.checkpoint_filename_with_path,
+            config=self.config, init_op=scaffold.init_op,
+            init_feed_dict=scaffold.init_feed_dict, init_fn=init_fn)
+
+
+class WorkerSessionCreator(SessionCreator):
     """TF's session creator for the other workers: waits (up to ``max_wait_secs``)
     until the chief has initialized the variables."""
 
@@ -114,6 +141,16 @@ class WorkerSessionCreator:
         self.checkpoint_dir = None
         self.checkpoint_filename_with_path = None
         self.max_wait_secs = max_wait_secs
+
+    def create_session(self) -> Session:
+        """A session once the chief has initialized the model."""
+        from graphcore.train.session_manager import SessionManager
+
+        self.scaffold = (self.scaffold or Scaffold()).finalize()
+        return SessionManager(local_init_op=self.scaffold.local_init_op,
+                              ready_op=self.scaffold.ready_op,
+                              graph=ops_lib.get_default_graph()).wait_for_session(
+            self.master, config=self.config, max_wait_secs=self.max_wait_secs)
 
 
 class MonitoredSession:
@@ -132,7 +169,13 @@ class MonitoredSession:
                  max_wait_secs: float = 7200, max_recoveries: int = 10,
                  checkpoint_filename_with_path: str | None = None):
         del stop_grace_period_secs  # no queue-runner threads to wait for
-        if session_creator is not None:
+        # A user's SessionCreator makes the sessions itself; graphcore's own creators are
+        # read for their settings (this class creates, restores and recovers).
+        self._custom_creator = None
+        if session_creator is not None and not isinstance(
+                session_creator, (ChiefSessionCreator, WorkerSessionCreator)):
+            self._custom_creator = session_creator
+        elif session_creator is not None:
             master, config = session_creator.master, session_creator.config
             is_chief, scaffold = session_creator.is_chief, session_creator.scaffold
             checkpoint_dir = session_creator.checkpoint_dir
@@ -153,7 +196,8 @@ class MonitoredSession:
         with self._graph.as_default():
             for hook in self._hooks:
                 hook.begin()
-            self._scaffold = (scaffold or Scaffold()).finalize()
+            if self._custom_creator is None:
+                self._scaffold = (scaffold or Scaffold()).finalize()
         try:
             self._sess = self._create_session()
         except BaseException:
@@ -162,6 +206,11 @@ class MonitoredSession:
 
     # -- session lifecycle ------------------------------------------------------------
     def _create_session(self) -> Session:
+        if self._custom_creator is not None:
+            sess = self._custom_creator.create_session()
+            for hook in self._hooks:
+                hook.after_create_session(sess, None)
+            return sess
         sess = Session(self._master, graph=self._graph, config=self._config)
         scaffold = self._scaffold
         if self._is_chief:
