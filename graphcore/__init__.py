@@ -135,6 +135,7 @@ from graphcore import image
 from graphcore.ops.math_compat import *
 from graphcore.ops.math_ops import conj
 from graphcore.ops.sort_ops import argsort, sort
+from graphcore.ops.confusion_matrix import confusion_matrix
 from graphcore.ops.space_ops import *
 from graphcore.ops.linalg_ops import (
     cholesky, cholesky_solve, cross, diag, diag_part, einsum, eye, matrix_band_part,

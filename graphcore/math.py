@@ -41,3 +41,4 @@ from graphcore.ops.special_math_ops import (
 )
 from graphcore import math_special as special
 from graphcore.ops.sort_ops import top_k
+from graphcore.ops.confusion_matrix import confusion_matrix

@@ -17,6 +17,7 @@ from graphcore.ops.nn_convolution_ops import *
 from graphcore.ops.nn_convolution_ops import __all__ as _convolution_all
 from graphcore.ops.nn_impl import *
 from graphcore.ops.nn_impl import __all__ as _impl_all
+from graphcore.ops.nn_impl_distribute import compute_average_loss, scale_regularization_loss
 from graphcore.ops.nn_norm_ops import fused_batch_norm, local_response_normalization, lrn
 from graphcore.ops.nn_ops import *
 from graphcore.ops.nn_ops import __all__ as _nn_all
@@ -38,4 +39,4 @@ __all__ += ["embedding_lookup", "embedding_lookup_sparse", "safe_embedding_looku
 __all__ += list(_activation_all) + list(_impl_all) + ["top_k"]
 __all__ += ["depth_to_space", "space_to_batch", "space_to_depth"]
 __all__ += ["fused_batch_norm", "local_response_normalization", "lrn"]
-__all__ += list(_sampling_all)
+__all__ += list(_sampling_all) + ["compute_average_loss", "scale_regularization_loss"]

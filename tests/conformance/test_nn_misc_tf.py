@@ -68,8 +68,9 @@ def _check(build, grads=True, rtol=1e-5, atol=1e-5, nodes=True):
     for g, w in zip(list(got) + list(ggot), list(want) + list(gwant)):
         g, w = np.asarray(g), np.asarray(w)
         assert g.shape == w.shape and g.dtype == w.dtype
-        np.testing.assert_allclose(g.astype(np.float64), w.astype(np.float64), rtol=rtol,
-                                   atol=atol)
+        if g.dtype.kind != "c":
+            g, w = g.astype(np.float64), w.astype(np.float64)
+        np.testing.assert_allclose(g, w, rtol=rtol, atol=atol)
 
 
 def _const(lib, value):
@@ -364,3 +365,55 @@ def test_fused_batch_norm_param_grads_match_tf(is_training):
         return lib.reduce_sum(y * y * IMG), [x, scale, offset]
 
     _check(build, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("kwargs", [
+    {}, {"num_classes": 6}, {"weights": [0.5, 1.0, 2.0, 1.0, 3.0], "dtype": "float32"},
+    {"num_classes": 5, "dtype": "int64", "name": "cm"},
+])
+def test_confusion_matrix_matches_tf(kwargs):
+    labels, predictions = [1, 2, 4, 1, 0], [[2], [2], [4], [1], [3]]
+
+    def build(lib):
+        kw = dict(kwargs)
+        if "dtype" in kw:
+            kw["dtype"] = getattr(lib, kw["dtype"])
+        return [lib.math.confusion_matrix(labels, predictions, **kw),
+                lib.confusion_matrix(predictions, labels)], []
+
+    _check(build, grads=False)
+
+
+def test_confusion_matrix_bounds_error_matches_tf():
+    for lib in (tf, tf1):
+        with (tf.Graph() if lib is tf else tf_ref.Graph()).as_default():
+            labels = lib.placeholder_with_default(np.array([1, 5]), [None])
+            out = lib.math.confusion_matrix(labels, [0, 1], num_classes=3)
+            err = tf.errors.InvalidArgumentError if lib is tf \
+                else tf_ref.errors.InvalidArgumentError
+            with (tf.Session() if lib is tf else tf1.Session()) as sess:
+                with pytest.raises(err, match="`labels` out of bound"):
+                    sess.run(out)
+
+
+LOSSES = np.array([[1.0, 2.0, 3.0], [1.0, 0.5, 4.0]], np.float32)
+AVERAGE_CASES = {
+    "plain": lambda lib, x: lib.nn.compute_average_loss(x),
+    "weights_expand": lambda lib, x: lib.nn.compute_average_loss(
+        x, sample_weight=[0.5, 2.0], global_batch_size=4),
+    "weights_squeeze": lambda lib, x: lib.nn.compute_average_loss(
+        x[:, 0], sample_weight=[[0.5], [2.0]]),
+    "weights_scalar": lambda lib, x: lib.nn.compute_average_loss(
+        x, sample_weight=3.0, global_batch_size=lib.constant(5)),
+    "regularization": lambda lib, x: lib.nn.scale_regularization_loss([x, x * 2.0]),
+    "regularization_one": lambda lib, x: lib.nn.scale_regularization_loss(x),
+}
+
+
+@pytest.mark.parametrize("case", sorted(AVERAGE_CASES))
+def test_compute_average_and_regularization_loss_match_tf(case):
+    def build(lib):
+        x = _const(lib, LOSSES)
+        return AVERAGE_CASES[case](lib, x), [x]
+
+    _check(build)
