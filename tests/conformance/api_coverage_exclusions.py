@@ -17,12 +17,22 @@ EXCLUDED: dict[str, dict[str, str]] = {
         "enable_eager_execution": "switches TF1 to eager mode",
         "enable_v2_behavior": "switches on TF2 behaviour, eager execution first",
         "wrap_function": "wraps a TF1 graph function for eager (TF2) callers",
+        # Switches that turn on TF2 semantics a TF1 graph-mode script turns off (their
+        # disable_* counterparts are present): functional While/If control flow,
+        # elementwise Tensor ==, int TensorShape dimensions.
+        "enable_control_flow_v2": "switches on TF2's functional control flow",
+        "enable_tensor_equality": "switches on TF2's elementwise Tensor ==",
+        "enable_v2_tensorshape": "switches on TF2's int TensorShape dimensions",
         # Accelerators and converters outside graph-mode execution.
         "tpu": "TPU system setup and TPU rewrites",
         "lite": "TFLite converter (mobile flatbuffers)",
         "mlir": "TF's MLIR compiler passes",
         # TF-internal leftover: an example op of TF's own build ("my_fact").
         "user_ops": "TF's build-system example of a user op",
+    },
+    "errors": {
+        # A context manager yielding a TF_Status C struct for calls into TF's C API.
+        "raise_exception_on_not_ok_status": "wraps TF's C API status struct",
     },
     "data": {
         # Iterates a dataset in Python (iter(dataset)): eager-only, a RuntimeError in graph

@@ -1,0 +1,86 @@
+"""``tf.raw_ops``: every registered op type as a function of keyword arguments named as
+its OpDef's inputs and attrs (``tf.raw_ops.MatMul(a=x, b=y, transpose_a=True)``; the
+few that TF's API renames, e.g. ``Sum(axis=)``, as TF), with ``name``. Its result is the Operation (no outputs), the output Tensor (one), a list (one
+list output) or a namedtuple of the outputs by their OpDef names, as TF's raw ops return."""
+
+from __future__ import annotations
+
+import collections
+import functools
+from typing import Any
+
+from graphcore.framework import op_registry
+from graphcore.framework.op_def_library import apply_op
+
+
+# Arguments TF's raw ops name differently from the OpDef (TF's api_def renames).
+_REDUCTION = {"axis": "reduction_indices"}
+_RENAMED: dict[str, dict[str, str]] = {
+    **{op: _REDUCTION for op in ("All", "Any", "EuclideanNorm", "Max", "Mean", "Min", "Prod",
+                                 "Sum")},
+    "ExpandDims": {"axis": "dim"},
+    "Select": {"x": "t", "y": "e"},
+    "Split": {"axis": "split_dim"},
+    "SplitV": {"axis": "split_dim"},
+    "Squeeze": {"axis": "squeeze_dims"},
+    "Where": {"condition": "input"},
+}
+
+
+@functools.lru_cache(maxsize=None)
+def _output_tuple(op_type: str, names: tuple[str, ...]) -> type:
+    return collections.namedtuple(op_type, names)
+
+
+def _raw_op(op_type: str):
+    op_def = op_registry.get(op_type).op_def
+    outputs = list(op_def.output_arg)
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        if args:
+            raise TypeError(f"raw_ops.{op_type} only takes keyword args "
+                            f"(possible keys: {sorted(a.name for a in op_def.input_arg)})")
+        name = kwargs.pop("name", None)
+        renamed = _RENAMED.get(op_type, {})
+        kwargs = {renamed.get(k, k): v for k, v in kwargs.items()}
+        op = apply_op(op_type, name=name, **kwargs)
+        if not outputs:
+            return op
+        grouped: list = []
+        index = 0
+        for arg in outputs:
+            if arg.number_attr or arg.type_list_attr:
+                count = (op.get_attr(arg.number_attr) if arg.number_attr
+                         else len(op.get_attr(arg.type_list_attr)))
+                grouped.append(op.outputs[index:index + count])
+                index += count
+            else:
+                grouped.append(op.outputs[index])
+                index += 1
+        if len(grouped) == 1:
+            return grouped[0]
+        return _output_tuple(op_type, tuple(a.name for a in outputs))(*grouped)
+
+    call.__name__ = op_type
+    call.__qualname__ = op_type
+    call.__doc__ = f"Adds a {op_type} op (keyword arguments as its OpDef)."
+    return call
+
+
+def _public_ops() -> list[str]:
+    return sorted(n for n in op_registry.registered_ops() if not n.startswith("_"))
+
+
+@functools.lru_cache(maxsize=None)
+def _function(op_type: str):
+    return _raw_op(op_type)
+
+
+def __getattr__(name: str) -> Any:
+    if name.startswith("_") or name not in op_registry.registered_ops():
+        raise AttributeError(f"module 'graphcore.raw_ops' has no attribute {name!r}")
+    return _function(name)
+
+
+def __dir__() -> list[str]:
+    return _public_ops()
