@@ -12,7 +12,6 @@ from typing import Any
 from graphcore.framework import op_registry
 from graphcore.framework.op_def_library import apply_op
 
-
 # Arguments TF's raw ops name differently from the OpDef (TF's api_def renames).
 _REDUCTION = {"axis": "reduction_indices"}
 _RENAMED: dict[str, dict[str, str]] = {
@@ -27,7 +26,7 @@ _RENAMED: dict[str, dict[str, str]] = {
 }
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _output_tuple(op_type: str, names: tuple[str, ...]) -> type:
     return collections.namedtuple(op_type, names)
 
@@ -71,7 +70,7 @@ def _public_ops() -> list[str]:
     return sorted(n for n in op_registry.registered_ops() if not n.startswith("_"))
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _function(op_type: str):
     return _raw_op(op_type)
 
