@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from graphcore.framework import common_shapes, op_registry, tensor_util
 from graphcore.framework import dtypes as dtypes_lib
-from graphcore.framework import op_registry, tensor_util
 from graphcore.framework import ops as ops_lib
 from graphcore.framework import tensor_shape as shape_lib
 from graphcore.framework.gradient_registry import NotDifferentiable
@@ -23,6 +23,7 @@ _FLOATS = "{half, bfloat16, float, double}"
 
 def _multinomial_shape(op: ops_lib.Operation) -> list:
     logits = op._inputs[0].shape.with_rank(2)
+    op._inputs[1].shape.with_rank(0)
     n = tensor_util.constant_value(op._inputs[1])
     return [shape_lib.TensorShape([logits[0], None if n is None else int(n)])]
 
@@ -45,6 +46,10 @@ _reg("Multinomial").input("logits: T").input("num_samples: int32") \
 _reg("RandomGamma").input("shape: S").input("alpha: T").output("output: T") \
     .attr("seed: int = 0").attr("seed2: int = 0").attr("S: {int32, int64}") \
     .attr("T: {half, float, double}").stateful().shape_fn(_shape_then)
+# d sample / d alpha of standard gamma samples (implicit reparameterization): the
+# gradient of RandomGamma, in random_distribution_grad.py.
+_reg("RandomGammaGrad").input("alpha: T").input("sample: T").output("output: T") \
+    .attr("T: {float, double}").shape_fn(common_shapes.broadcast_binary)
 _reg("RandomPoissonV2").input("shape: S").input("rate: R").output("output: dtype") \
     .attr("seed: int = 0").attr("seed2: int = 0").attr("S: {int32, int64}") \
     .attr("R: {half, float, double, int32, int64} = DT_DOUBLE") \
@@ -63,7 +68,7 @@ _reg("StatelessMultinomial").input("logits: T").input("num_samples: int32") \
     .input("seed: Tseed").output("output: output_dtype").attr("T: realnumbertype") \
     .attr("Tseed: {int32, int64} = DT_INT64") \
     .attr("output_dtype: {int32, int64} = DT_INT64").shape_fn(_multinomial_shape)
-for _op_type in ("Multinomial", "RandomGamma", "RandomPoissonV2", "StatelessRandomUniform",
+for _op_type in ("Multinomial", "RandomPoissonV2", "StatelessRandomUniform",
                  "StatelessRandomNormal", "StatelessTruncatedNormal",
                  "StatelessRandomUniformInt", "StatelessMultinomial"):
     NotDifferentiable(_op_type)
