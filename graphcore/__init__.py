@@ -133,6 +133,8 @@ from graphcore.ops.lookup_ops import initialize_all_tables, tables_initializer
 from graphcore import bitwise, linalg, math
 from graphcore import image
 from graphcore import distributions
+from graphcore import quantization
+from graphcore.ops.quantization_ops import *
 from graphcore.ops.math_compat import *
 from graphcore.ops.math_ops import conj
 from graphcore.ops.sort_ops import argsort, sort
