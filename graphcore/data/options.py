@@ -8,7 +8,7 @@ from __future__ import annotations
 import enum
 from typing import Any
 
-from graphcore import logging
+from graphcore.platform import tf_logging as logging
 
 __all__ = ["AutoShardPolicy", "AutotuneAlgorithm", "AutotuneOptions", "DistributeOptions",
            "ExternalStatePolicy", "OptimizationOptions", "Options", "ThreadingOptions",

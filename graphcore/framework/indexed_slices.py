@@ -25,6 +25,11 @@ def constant_value_as_shape(tensor: Any) -> shape_lib.TensorShape:
     op = tensor.op
     if op.type == "Shape":
         return op.inputs[0].shape
+    if op.type == "ConcatV2":
+        shape = shape_lib.TensorShape([])
+        for t in op.inputs[:-1]:
+            shape = shape.concatenate(constant_value_as_shape(t))
+        return shape
     if op.type == "Pack":
         dims = []
         for t in op.inputs:

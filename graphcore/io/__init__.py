@@ -25,9 +25,11 @@ from graphcore.ops.io_ops import read_file, write_file
 from graphcore.ops.parsing_ops import (
     FixedLenFeature,
     FixedLenSequenceFeature,
+    SparseFeature,
     VarLenFeature,
     decode_compressed,
     decode_csv,
+    decode_json_example,
     decode_raw,
     parse_example,
     parse_single_example,
@@ -41,6 +43,10 @@ from graphcore.ops.queue_ops import (
     RandomShuffleQueue,
 )
 from graphcore.ops.reader_ops import matching_files
+from graphcore.ops.sequence_example_ops import (
+    parse_sequence_example,
+    parse_single_sequence_example,
+)
 from graphcore.ops.sparse_serialize_ops import (
     deserialize_many_sparse,
     serialize_many_sparse,
@@ -50,11 +56,13 @@ from graphcore.ops.string_ops import decode_base64, encode_base64
 from graphcore.train.input import match_filenames_once
 
 __all__ = ["FixedLenFeature", "FixedLenSequenceFeature", "PaddingFIFOQueue", "PriorityQueue",
-           "QueueBase", "RandomShuffleQueue", "TFRecordCompressionType", "TFRecordOptions",
-           "TFRecordWriter", "VarLenFeature", "decode_base64", "decode_compressed",
-           "decode_csv", "decode_raw", "deserialize_many_sparse", "encode_base64", "gfile", "match_filenames_once",
-           "matching_files", "parse_example", "parse_single_example", "parse_tensor",
-           "read_file", "serialize_many_sparse", "serialize_sparse", "serialize_tensor", "tf_record_iterator", "write_file",
-           "write_graph"]
+           "QueueBase", "RandomShuffleQueue", "SparseFeature", "TFRecordCompressionType",
+           "TFRecordOptions", "TFRecordWriter", "VarLenFeature", "decode_base64",
+           "decode_compressed", "decode_csv", "decode_json_example", "decode_raw",
+           "deserialize_many_sparse", "encode_base64", "gfile", "match_filenames_once",
+           "matching_files", "parse_example", "parse_sequence_example",
+           "parse_single_example", "parse_single_sequence_example", "parse_tensor",
+           "read_file", "serialize_many_sparse", "serialize_sparse", "serialize_tensor",
+           "tf_record_iterator", "write_file", "write_graph"]
 __all__ += ["decode_and_crop_jpeg", "decode_bmp", "decode_gif", "decode_image", "decode_jpeg",
             "decode_png", "encode_jpeg", "encode_png", "extract_jpeg_shape", "is_jpeg"]

@@ -1,8 +1,10 @@
 """Parsing ops (TF's parsing_ops): tf.train.Example protos (ParseExampleV2 with
-FixedLenFeature, VarLenFeature, FixedLenSequenceFeature), DecodeRaw, DecodeCSV,
-DecodeCompressed, SerializeTensor and ParseTensor. Kernels: :mod:`graphcore.kernels.parsing_kernels`.
+FixedLenFeature, VarLenFeature, FixedLenSequenceFeature, SparseFeature), DecodeRaw,
+DecodeCSV, DecodeCompressed, DecodeJSONExample, SerializeTensor and ParseTensor. Kernels:
+:mod:`graphcore.kernels.parsing_kernels`. SequenceExamples:
+:mod:`graphcore.ops.sequence_example_ops`.
 
-Not built: SparseFeature, RaggedFeature, SequenceExample parsing (parse_sequence_example).
+Not built: RaggedFeature (graphcore has no RaggedTensor).
 """
 
 from __future__ import annotations
@@ -19,11 +21,12 @@ from graphcore.framework.gradient_registry import NotDifferentiable
 from graphcore.framework.op_def_library import apply_op
 from graphcore.framework.sparse_tensor import SparseTensor
 from graphcore.framework.tensor_conversion import convert_to_tensor
-from graphcore.ops import array_ops, control_flow_ops, math_ops
+from graphcore.ops import array_ops, control_flow_ops, math_ops, sparse_ops
+from graphcore.platform import tf_logging as logging
 
-__all__ = ["FixedLenFeature", "FixedLenSequenceFeature", "VarLenFeature", "decode_compressed",
-           "decode_csv", "decode_raw", "parse_example", "parse_single_example", "parse_tensor",
-           "serialize_tensor"]
+__all__ = ["FixedLenFeature", "FixedLenSequenceFeature", "SparseFeature", "VarLenFeature",
+           "decode_compressed", "decode_csv", "decode_json_example", "decode_raw",
+           "parse_example", "parse_single_example", "parse_tensor", "serialize_tensor"]
 
 _PARSE_TYPES = "{float, int64, string}"
 
@@ -80,6 +83,8 @@ op_registry.register_op("DecodeCSV").input("records: string") \
     .attr("na_value: string = ''").attr("select_cols: list(int) = []") \
     .shape_fn(_decode_csv_shape)
 
+op_registry.register_op("DecodeJSONExample").input("json_examples: string") \
+    .output("binary_examples: string").shape_fn(lambda op: [op._inputs[0].shape])
 op_registry.register_op("SerializeTensor").input("tensor: T").output("serialized: string") \
     .attr("T: type").shape_fn(lambda op: [shape_lib.TensorShape([])])
 
@@ -89,8 +94,8 @@ op_registry.register_op("ParseTensor").input("serialized: string").output("outpu
 op_registry.register_op("DecodeCompressed").input("bytes: string").output("output: string") \
     .attr("compression_type: string = ''").shape_fn(lambda op: [op._inputs[0].shape])
 
-for _op in ("ParseExampleV2", "DecodeRaw", "DecodeCSV", "DecodeCompressed", "SerializeTensor",
-            "ParseTensor"):
+for _op in ("ParseExampleV2", "DecodeRaw", "DecodeCSV", "DecodeCompressed", "DecodeJSONExample",
+            "SerializeTensor", "ParseTensor"):
     NotDifferentiable(_op)
 
 
@@ -117,6 +122,16 @@ class FixedLenSequenceFeature(collections.namedtuple(
         return super().__new__(cls, shape, dtype, allow_missing, default_value)
 
 
+class SparseFeature(collections.namedtuple(
+        "SparseFeature", ["index_key", "value_key", "dtype", "size", "already_sorted"])):
+    """A SparseTensor of ``size`` (a list for several index keys) assembled from an
+    index feature (or several) and a value feature of each Example."""
+
+    def __new__(cls, index_key: Any, value_key: str, dtype: Any, size: Any,
+                already_sorted: bool = False) -> SparseFeature:
+        return super().__new__(cls, index_key, value_key, dtype, size, already_sorted)
+
+
 def _key_name(prefix: str, key: str) -> str:
     return prefix + re.sub("[^A-Za-z0-9_.\\-/]", "_", key)
 
@@ -124,7 +139,8 @@ def _key_name(prefix: str, key: str) -> str:
 class _ParseOpParams:
     """The op's keys, types, shapes and defaults, features taken in sorted key order."""
 
-    def __init__(self, features: dict):
+    def __init__(self, features: dict | None):
+        features = features or {}
         self.sparse_keys: list[str] = []
         self.sparse_types: list[dtypes_lib.DType] = []
         self.dense_keys: list[str] = []
@@ -139,22 +155,44 @@ class _ParseOpParams:
                 f"Dense and sparse keys must not intersect; dense_keys: {self.dense_keys}, "
                 f"sparse_keys: {self.sparse_keys}, intersection: {overlap}")
 
+    def _add_sparse_key(self, key: str, dtype: dtypes_lib.DType) -> None:
+        if key in self.sparse_keys:
+            original = self.sparse_types[self.sparse_keys.index(key)]
+            if original != dtype:
+                raise ValueError(f"Conflicting type {original} vs {dtype} for feature {key}.")
+            return
+        self.sparse_keys.append(key)
+        self.sparse_types.append(dtype)
+
     def _add_feature(self, key: str, feature: Any) -> None:
+        if isinstance(feature, SparseFeature):
+            if not feature.index_key:
+                raise ValueError(f"Missing index_key for SparseFeature {feature}.")
+            if not feature.value_key:
+                raise ValueError(f"Missing value_key for SparseFeature {feature}.")
+            if not feature.dtype:
+                raise ValueError(f"Missing type for feature {key}. Received feature="
+                                 f"{feature}.")
+            index_keys = feature.index_key
+            if isinstance(index_keys, str):
+                index_keys = [index_keys]
+            elif len(index_keys) > 1:
+                logging.warning("SparseFeature is a complicated feature config and should "
+                                "only be used after careful consideration of VarLenFeature.")
+            for index_key in sorted(index_keys):
+                self._add_sparse_key(index_key, dtypes_lib.int64)
+            self._add_sparse_key(feature.value_key, dtypes_lib.as_dtype(feature.dtype))
+            return
         if isinstance(feature, VarLenFeature):
             if not feature.dtype:
                 raise ValueError(f"Missing type for feature {key}. Received feature={feature}")
-            dtype = dtypes_lib.as_dtype(feature.dtype)
-            if key in self.sparse_keys:
-                original = self.sparse_types[self.sparse_keys.index(key)]
-                if original != dtype:
-                    raise ValueError(f"Conflicting type {original} vs {dtype} for feature "
-                                     f"{key}.")
-                return
-            self.sparse_keys.append(key)
-            self.sparse_types.append(dtype)
+            self._add_sparse_key(key, dtypes_lib.as_dtype(feature.dtype))
             return
         if not isinstance(feature, (FixedLenFeature, FixedLenSequenceFeature)):
             raise ValueError(f"Invalid feature {key}:{feature}.")
+        self._add_dense(key, feature)
+
+    def _add_dense(self, key: str, feature: Any) -> None:
         if not feature.dtype:
             raise ValueError(f"Missing type for feature {key}. Received feature={feature}.")
         if feature.shape is None:
@@ -229,7 +267,27 @@ def parse_example(serialized: Any, features: dict, name: str | None = None,
     n = len(params.sparse_keys)
     outs = op.outputs
     sparse = [SparseTensor(outs[i], outs[n + i], outs[2 * n + i]) for i in range(n)]
-    return dict(zip(params.sparse_keys + params.dense_keys, sparse + outs[3 * n:]))
+    return _construct_sparse_features(
+        features, dict(zip(params.sparse_keys + params.dense_keys, sparse + outs[3 * n:])))
+
+
+def _construct_sparse_features(features: dict, tensor_dict: dict) -> dict:
+    """Each SparseFeature assembled from its parsed index and value SparseTensors (TF's
+    sparse_merge); only the keys of ``features`` are returned."""
+    tensor_dict = dict(tensor_dict)
+    updates = {}
+    for key in sorted(features):
+        feature = features[key]
+        if isinstance(feature, SparseFeature):
+            if isinstance(feature.index_key, str):
+                sp_ids = tensor_dict[feature.index_key]
+            else:
+                sp_ids = [tensor_dict[index_key] for index_key in feature.index_key]
+            updates[key] = sparse_ops.sparse_merge(sp_ids, tensor_dict[feature.value_key],
+                                                   vocab_size=feature.size,
+                                                   already_sorted=feature.already_sorted)
+    tensor_dict.update(updates)
+    return {k: v for k, v in tensor_dict.items() if k in features}
 
 
 def _assert_scalar(value: ops_lib.Tensor, name: str) -> ops_lib.Tensor:
@@ -296,6 +354,12 @@ def decode_compressed(bytes: Any, compression_type: str = "",  # noqa: A002 - TF
     """Each string of ``bytes`` inflated per ``compression_type`` ("", "ZLIB", "GZIP")."""
     return apply_op("DecodeCompressed", name=name, bytes=bytes,
                     compression_type=compression_type).outputs[0]
+
+
+def decode_json_example(json_examples: Any, name: str | None = None) -> ops_lib.Tensor:
+    """Each JSON-encoded Example (protobuf's JSON mapping) as a binary-serialized Example
+    (DecodeJSONExample)."""
+    return apply_op("DecodeJSONExample", name=name, json_examples=json_examples).outputs[0]
 
 
 def serialize_tensor(tensor: Any, name: str | None = None) -> ops_lib.Tensor:
