@@ -1,0 +1,1 @@
+"""The LinearOperator family of ``tf.linalg`` (TF's tensorflow/python/ops/linalg)."""
