@@ -20,8 +20,9 @@ from graphcore.ops.linalg_ops import matrix_diag_part as diag_part
 from graphcore.ops.nn_ops import l2_normalize
 from graphcore.ops.linalg_impl import matrix_exponential as expm
 from graphcore.ops.tridiagonal_ops import eigh_tridiagonal, tridiagonal_matmul, tridiagonal_solve
-from graphcore.ops.linalg.linear_operator import (
-    LinearOperator, LinearOperatorDiag, LinearOperatorFullMatrix, LinearOperatorIdentity,
+from graphcore.ops.linalg.linear_operator import LinearOperator
+from graphcore.ops.linalg.linear_operator_basic import (
+    LinearOperatorDiag, LinearOperatorFullMatrix, LinearOperatorIdentity,
     LinearOperatorLowerTriangular, LinearOperatorScaledIdentity, LinearOperatorZeros,
 )
 from graphcore.ops.linalg.linear_operator_composite import (

@@ -12,12 +12,15 @@ from graphcore.framework import tensor_shape as shape_lib
 from graphcore.framework.tensor_conversion import convert_to_tensor
 from graphcore.ops import array_ops, linalg_ops, manip_ops, math_ops
 from graphcore.ops.linalg.linear_operator import (
+    DERIVED,
     LinearOperator,
-    LinearOperatorDiag,
-    LinearOperatorIdentity,
     adjoint_if,
     broadcast_batch,
     check_dtype,
+)
+from graphcore.ops.linalg.linear_operator_basic import (
+    LinearOperatorDiag,
+    LinearOperatorIdentity,
 )
 
 __all__ = ["LinearOperatorAdjoint", "LinearOperatorBlockDiag",
@@ -749,3 +752,7 @@ class LinearOperatorLowRankUpdate(LinearOperator):
         ud = self._u * (array_ops.expand_dims(self._diag_update, -2)
                         if self._diag_update is not None else 1)
         return self._base_operator.to_dense() + math_ops.matmul(ud, self._v, adjoint_b=True)
+
+
+DERIVED.update(composition=LinearOperatorComposition, inversion=LinearOperatorInversion,
+               adjoint=LinearOperatorAdjoint)
