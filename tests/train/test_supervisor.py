@@ -148,3 +148,16 @@ def test_variable_load_feeds_the_initializer():
             assert len(tf.get_default_graph().get_operations()) == n_ops
             with pytest.raises(ValueError, match="Either session argument should be provided"):
                 v.load([0.0, 0.0])
+
+
+def test_supervisor_session_on_a_server_target(tmp_path):
+    server = tf.train.Server.create_local_server()
+    with tf.Graph().as_default():
+        w, step, train = _model()
+        sv = tf.train.Supervisor(logdir=str(tmp_path), save_model_secs=0,
+                                 save_summaries_secs=0)
+        with sv.managed_session(server.target) as sess:
+            for _ in range(3):
+                sess.run(train)
+            assert sess.run(step) == 3
+            assert sess.run(w) == pytest.approx(1.976, rel=1e-6)
