@@ -110,13 +110,17 @@ def _check_out_backprop(op: str, grad: np.ndarray, win: Window, depth: int) -> N
                       f"{shape_text(grad.shape[1:-1])}, computed = {shape_text(win.out)}")
 
 
-def _conv_backprop_input_kernel(nd: int, op: str):
+def _conv_backprop_input_kernel(nd: int, op: str, sizes_of_input: bool = False):
+    """Conv*BackpropInput; with ``sizes_of_input`` (Conv2DBackpropInputV2) the input's
+    shape is that of the first input rather than its value."""
     def factory(ctx: KernelContext):
         attrs = WindowAttrs(ctx, nd)
         attrs.check_conv()
         out, work = out_dtype(ctx), work_dtype(out_dtype(ctx))
 
         def compute(input_sizes, w, grad):
+            if sizes_of_input:
+                input_sizes = np.shape(input_sizes)
             w = np.asarray(w).astype(work, copy=False)
             grad = to_channels_last(np.asarray(grad), attrs.channels_first).astype(
                 work, copy=False)
@@ -133,13 +137,17 @@ def _conv_backprop_input_kernel(nd: int, op: str):
     return factory
 
 
-def _conv_backprop_filter_kernel(nd: int, op: str):
+def _conv_backprop_filter_kernel(nd: int, op: str, sizes_of_input: bool = False):
+    """Conv*BackpropFilter; with ``sizes_of_input`` (Conv2DBackpropFilterV2) the filter's
+    shape is that of the second input rather than its value."""
     def factory(ctx: KernelContext):
         attrs = WindowAttrs(ctx, nd)
         attrs.check_conv()
         out, work = out_dtype(ctx), work_dtype(out_dtype(ctx))
 
         def compute(x, filter_sizes, grad):
+            if sizes_of_input:
+                filter_sizes = np.shape(filter_sizes)
             x = to_channels_last(np.asarray(x), attrs.channels_first).astype(work, copy=False)
             grad = to_channels_last(np.asarray(grad), attrs.channels_first).astype(
                 work, copy=False)
@@ -166,6 +174,10 @@ register_kernel("Conv2DBackpropFilter")(
     _conv_backprop_filter_kernel(2, "Conv2DCustomBackpropFilter"))
 register_kernel("Conv3DBackpropFilterV2")(
     _conv_backprop_filter_kernel(3, "Conv3DBackpropFilterOp"))
+register_kernel("Conv2DBackpropInputV2")(
+    _conv_backprop_input_kernel(2, "Conv2DCustomBackpropInput", sizes_of_input=True))
+register_kernel("Conv2DBackpropFilterV2")(
+    _conv_backprop_filter_kernel(2, "Conv2DCustomBackpropFilter", sizes_of_input=True))
 
 
 # -- depthwise convolution ----------------------------------------------------------------

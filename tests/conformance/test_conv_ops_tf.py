@@ -163,6 +163,41 @@ def test_conv_and_pool_match_tf(case):
         np.testing.assert_allclose(g, w, rtol=2e-4, atol=2e-4)
 
 
+# TF has no CPU kernel for these: the GraphDef and shapes compare with TF's, the values with
+# TF's Conv2DBackpropInput/Filter over the same shapes.
+FORWARD = {
+    "conv2d_backprop_input_v2": (
+        lambda lib, x, w, g: lib.conv2d_backprop_input_v2(x, w, g, [1, 2, 2, 1], "SAME"),
+        lambda lib, x, w, g: lib.nn.conv2d_backprop_input(x.shape.as_list(), w, g,
+                                                          [1, 2, 2, 1], "SAME"),
+        [_n(2, 7, 7, 3), _n(3, 3, 3, 4), _n(2, 4, 4, 4)]),
+    "conv2d_backprop_filter_v2": (
+        lambda lib, x, w, g: lib.conv2d_backprop_filter_v2(x, w, g, [1, 1, 1, 1], "VALID",
+                                                           name="bpf"),
+        lambda lib, x, w, g: lib.nn.conv2d_backprop_filter(x, w.shape.as_list(), g,
+                                                           [1, 1, 1, 1], "VALID"),
+        [_n(2, 5, 5, 3), _n(3, 3, 3, 4), _n(2, 3, 3, 4)]),
+}
+
+
+def _forward(compat, build, arrays, run):
+    with compat.Graph().as_default() as g:
+        out = build(compat, *[compat.constant(a, name=f"in{i}") for i, a in enumerate(arrays)])
+        nodes = [(n.name, n.op) for n in g.as_graph_def().node]
+        if not run:
+            return out.shape.as_list(), nodes
+        with compat.Session() as sess:
+            return sess.run(out)
+
+
+@pytest.mark.parametrize("case", sorted(FORWARD))
+def test_ops_without_tf_cpu_kernels_match_tf(case):
+    build, reference, arrays = FORWARD[case]
+    assert _forward(tf, build, arrays, False) == _forward(tf1, build, arrays, False)
+    np.testing.assert_allclose(_forward(tf, build, arrays, True),
+                               _forward(tf1, reference, arrays, True), rtol=2e-4, atol=2e-4)
+
+
 def _error(lib, build):
     compat = tf if lib is tf else tf1
     with compat.Graph().as_default():
