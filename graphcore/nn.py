@@ -15,6 +15,8 @@ from graphcore.ops.nn_conv_ops import *
 from graphcore.ops.nn_conv_ops import __all__ as _conv_all
 from graphcore.ops.nn_convolution_ops import *
 from graphcore.ops.nn_convolution_ops import __all__ as _convolution_all
+from graphcore.ops.nn_fractional_pool_ops import *
+from graphcore.ops.nn_fractional_pool_ops import __all__ as _fractional_all
 from graphcore.ops.nn_impl import *
 from graphcore.ops.nn_impl import __all__ as _impl_all
 from graphcore.ops.nn_impl_distribute import compute_average_loss, scale_regularization_loss
@@ -35,6 +37,7 @@ from graphcore.ops.sort_ops import top_k
 from graphcore.ops.space_ops import depth_to_space, space_to_batch, space_to_depth
 
 __all__ = list(_nn_all) + list(_conv_all) + list(_convolution_all) + list(_pool_all)
+__all__ += list(_fractional_all)
 __all__ += ["embedding_lookup", "embedding_lookup_sparse", "safe_embedding_lookup_sparse"]
 __all__ += list(_activation_all) + list(_impl_all) + ["top_k"]
 __all__ += ["depth_to_space", "space_to_batch", "space_to_depth"]

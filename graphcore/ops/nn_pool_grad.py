@@ -1,5 +1,6 @@
 """Gradients of the pooling ops (TF's ``nn_grad.py``): max and average pooling in 2-D and
-3-D, MaxPoolV2, MaxPoolWithArgmax, and max pooling's gradient-of-gradient ops."""
+3-D, MaxPoolV2, MaxPoolWithArgmax, max pooling's gradient-of-gradient ops, and fractional
+max/average pooling."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from graphcore.framework.gradient_registry import RegisterGradient
 from graphcore.framework.op_def_library import apply_op
 from graphcore.ops import (
     array_ops,
+    nn_fractional_pool_ops,  # noqa: F401 - registers the ops
     nn_pool_ops,  # noqa: F401 - registers the ops
 )
 
@@ -94,3 +96,20 @@ def _avg_pool_grad_grad(op: ops_lib.Operation, grad: Any) -> Any:
 def _avg_pool3d_grad_grad(op: ops_lib.Operation, grad: Any) -> Any:
     return (array_ops.stop_gradient(op.inputs[0]),
             _op1("AvgPool3D", input=grad, **_window(op)))
+
+
+@RegisterGradient("FractionalMaxPool")
+def _fractional_max_pool_grad(op: ops_lib.Operation, grad_0: Any, unused_grad_1: Any,
+                              unused_grad_2: Any) -> Any:
+    return _op1("FractionalMaxPoolGrad", orig_input=op.inputs[0], orig_output=op.outputs[0],
+                out_backprop=grad_0, row_pooling_sequence=op.outputs[1],
+                col_pooling_sequence=op.outputs[2], overlapping=op.get_attr("overlapping"))
+
+
+@RegisterGradient("FractionalAvgPool")
+def _fractional_avg_pool_grad(op: ops_lib.Operation, grad_0: Any, unused_grad_1: Any,
+                              unused_grad_2: Any) -> Any:
+    return _op1("FractionalAvgPoolGrad",
+                orig_input_tensor_shape=op.inputs[0].get_shape().as_list(),
+                out_backprop=grad_0, row_pooling_sequence=op.outputs[1],
+                col_pooling_sequence=op.outputs[2], overlapping=op.get_attr("overlapping"))

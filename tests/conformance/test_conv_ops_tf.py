@@ -233,3 +233,57 @@ ERRORS = {
 @pytest.mark.parametrize("case", sorted(ERRORS))
 def test_errors_match_tf(case):
     assert _error(tf, ERRORS[case]) == _error(tf1, ERRORS[case]) is not None
+
+
+@pytest.mark.parametrize("pooling", ["max", "avg"])
+@pytest.mark.parametrize("pseudo_random", [False, True])
+@pytest.mark.parametrize("overlapping", [False, True])
+def test_fractional_pool_matches_tf(pooling, pseudo_random, overlapping):
+    """The regions are random (TF's Philox stream is not reproduced): the GraphDef and
+    shapes compare with TF's, the regions are checked as TF draws them (sizes k or k + 1
+    covering the input), the output against them, the gradient against TF's gradient op
+    over graphcore's regions."""
+    x = _n(2, 11, 9, 3)
+    ratio = [1.0, 1.6, 1.4, 1.0]
+
+    def build(compat):
+        inp = compat.constant(x, name="x")
+        fn = getattr(compat.nn, f"fractional_{pooling}_pool")
+        out, rows, cols = fn(inp, ratio, pseudo_random=pseudo_random, overlapping=overlapping,
+                             deterministic=True, seed=1, seed2=2)
+        weight = compat.constant(_n(*out.shape.as_list()), name="w")
+        grad = compat.gradients(compat.reduce_sum(out * weight), inp)[0]
+        return (out, rows, cols, grad, weight)
+
+    graphs = []
+    for compat in (tf, tf1):
+        with compat.Graph().as_default() as g:
+            tensors = build(compat)
+            graphs.append(([t.shape.as_list() for t in tensors],
+                           [(n.name, n.op) for n in g.as_graph_def().node
+                            if not n.name.startswith(_LOSS_GRAD_PREFIXES)]))
+            if compat is tf:
+                with tf.Session() as sess:
+                    out, rows, cols, grad, weight = sess.run(tensors)
+    assert graphs[0] == graphs[1]
+    for seq, size, n_out in ((rows, 11, out.shape[1]), (cols, 9, out.shape[2])):
+        diff = np.diff(seq)
+        assert seq[0] == 0 and seq[-1] == size and len(diff) == n_out
+        assert set(diff) <= {size // n_out, size // n_out + 1}
+    reduce = np.max if pooling == "max" else np.mean
+    extra = 1 if overlapping else 0
+    for i in range(out.shape[1]):
+        for j in range(out.shape[2]):
+            block = x[:, rows[i]:rows[i + 1] + extra, cols[j]:cols[j + 1] + extra, :]
+            np.testing.assert_allclose(out[:, i, j, :], reduce(block, axis=(1, 2)), rtol=1e-6)
+    with tf_ref.Graph().as_default():
+        if pooling == "max":
+            want = tf_ref.raw_ops.FractionalMaxPoolGrad(
+                orig_input=x, orig_output=out, out_backprop=weight, row_pooling_sequence=rows,
+                col_pooling_sequence=cols, overlapping=overlapping)
+        else:
+            want = tf_ref.raw_ops.FractionalAvgPoolGrad(
+                orig_input_tensor_shape=x.shape, out_backprop=weight,
+                row_pooling_sequence=rows, col_pooling_sequence=cols, overlapping=overlapping)
+        with tf1.Session() as sess:
+            np.testing.assert_allclose(grad, sess.run(want), rtol=1e-5, atol=1e-6)
