@@ -4,6 +4,8 @@
 from graphcore import nn_rnn_cell as rnn_cell
 from graphcore.ops.candidate_sampling_ops import *
 from graphcore.ops.candidate_sampling_ops import __all__ as _sampling_all
+from graphcore.ops.ctc_ops import *
+from graphcore.ops.ctc_ops import __all__ as _ctc_all
 from graphcore.ops.embedding_ops import (
     embedding_lookup,
     embedding_lookup_sparse,
@@ -42,4 +44,5 @@ __all__ += ["embedding_lookup", "embedding_lookup_sparse", "safe_embedding_looku
 __all__ += list(_activation_all) + list(_impl_all) + ["top_k"]
 __all__ += ["depth_to_space", "space_to_batch", "space_to_depth"]
 __all__ += ["fused_batch_norm", "local_response_normalization", "lrn"]
+__all__ += list(_ctc_all)
 __all__ += list(_sampling_all) + ["compute_average_loss", "scale_regularization_loss"]
