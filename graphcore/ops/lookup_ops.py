@@ -411,7 +411,9 @@ class StaticVocabularyTable(LookupInterface):
 
 class MutableHashTable(LookupInterface):
     """A table that ``insert``/``remove`` change at run time (MutableHashTableV2, or
-    MutableHashTableOfTensorsV2 for vector values)."""
+    MutableHashTableOfTensorsV2 for vector values). Unlike TF's, ``checkpoint=True`` does
+    not put the table in ``tf.train.Saver``'s checkpoints: graphcore's Saver saves
+    variables only (its SaveableObject support is missing)."""
 
     def __init__(self, key_dtype: Any, value_dtype: Any, default_value: Any,
                  name: str = "MutableHashTable", checkpoint: bool = True,
