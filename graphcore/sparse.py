@@ -4,6 +4,7 @@ top-level ``tf.sparse_*`` names."""
 
 # ruff: noqa: F401
 from graphcore.framework.sparse_tensor import SparseTensor
+from graphcore.ops.accumulator_ops import SparseConditionalAccumulator
 from graphcore.ops.sparse_compose_ops import sparse_expand_dims as expand_dims
 from graphcore.ops.sparse_compose_ops import sparse_eye as eye
 from graphcore.ops.sparse_compose_ops import sparse_reset_shape as reset_shape
@@ -39,7 +40,7 @@ from graphcore.ops.sparse_segment_ops import sparse_segment_sqrt_n as segment_sq
 from graphcore.ops.sparse_segment_ops import sparse_segment_sum as segment_sum
 
 __all__ = [
-    "SparseTensor", "add", "bincount", "concat", "cross", "cross_hashed", "expand_dims",
+    "SparseConditionalAccumulator", "SparseTensor", "add", "bincount", "concat", "cross", "cross_hashed", "expand_dims",
     "eye", "fill_empty_rows", "from_dense", "mask", "matmul", "maximum", "merge", "minimum",
     "placeholder", "reduce_max", "reduce_max_sparse", "reduce_sum", "reduce_sum_sparse",
     "reorder", "reset_shape", "reshape", "retain", "segment_mean", "segment_sqrt_n",
