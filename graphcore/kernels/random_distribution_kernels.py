@@ -8,6 +8,7 @@ import numpy as np
 from scipy import special
 
 from graphcore.framework import errors
+from graphcore.kernels.elementwise_kernels import igamma_grad_a
 from graphcore.kernels.random_kernels import shape_of, stream_of
 from graphcore.kernels.registry import KernelContext, register_kernel
 
@@ -136,15 +137,8 @@ def _gamma_sample_grad(alpha: np.ndarray, sample: np.ndarray) -> np.ndarray:
     """d sample / d alpha = -(dP/dalpha) / (dP/dx) at x = sample, P(alpha, x) the
     regularized lower incomplete gamma. dP/dalpha is a central difference in float64 of P
     or, in the upper tail, of Q = 1 - P (whichever is small keeps its precision)."""
-    a = np.asarray(alpha, dtype=np.float64)
-    x = np.asarray(sample, dtype=np.float64)
-    a, x = np.broadcast_arrays(a, x)
-    h = 1e-5 * np.maximum(a, 1.0)
-    upper = x > a
-    fn = np.where(upper, -1.0, 1.0)
-    plus = np.where(upper, special.gammaincc(a + h, x), special.gammainc(a + h, x))
-    minus = np.where(upper, special.gammaincc(a - h, x), special.gammainc(a - h, x))
-    dp_da = fn * (plus - minus) / (2.0 * h)
+    a, x = np.broadcast_arrays(np.asarray(alpha, np.float64), np.asarray(sample, np.float64))
+    dp_da = igamma_grad_a(a, x)
     log_dp_dx = -x + special.xlogy(a - 1.0, x) - special.gammaln(a)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         return -dp_da * np.exp(-log_dp_dx)

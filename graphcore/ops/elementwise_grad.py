@@ -8,6 +8,7 @@ import numpy as np
 
 from graphcore.framework import ops as ops_lib
 from graphcore.framework.gradient_registry import NotDifferentiable, RegisterGradient
+from graphcore.framework.op_def_library import apply_op
 from graphcore.ops import array_ops, elementwise_ops, math_grad, math_ops
 
 for _op_type in ("IsNan", "IsInf", "IsFinite", "TruncateDiv", "TruncateMod"):
@@ -70,6 +71,34 @@ def _xlogy_grad(op: ops_lib.Operation, grad: Any) -> tuple:
         partial_x = _fns["xlogy"](not_zero_x, y)
         partial_y = _fns["xdivy"](x, y)
         return math_grad._binary_grads(op, grad, partial_x * grad, partial_y * grad)
+
+
+@RegisterGradient("Igamma")
+def _igamma_grad(op: ops_lib.Operation, grad: Any) -> tuple:
+    a, x = op.inputs
+    with ops_lib.control_dependencies([grad]):
+        partial_a = apply_op("IgammaGradA", a=a, x=x).outputs[0]
+        partial_x = math_ops.exp(-x + (a - 1) * math_ops.log(x) - _fns["lgamma"](a))
+        return math_grad._binary_grads(op, grad, partial_a * grad, partial_x * grad)
+
+
+@RegisterGradient("Igammac")
+def _igammac_grad(op: ops_lib.Operation, grad: Any) -> tuple:
+    grad_a, grad_x = _igamma_grad(op, grad)
+    return -grad_a, -grad_x
+
+
+@RegisterGradient("Betainc")
+def _betainc_grad(op: ops_lib.Operation, grad: Any) -> tuple:
+    """The gradient for ``x`` only, as TF's (none for ``a`` and ``b``)."""
+    a, b, x = op.inputs
+    lgamma = _fns["lgamma"]
+    log_beta = lgamma(a) + lgamma(b) - lgamma(a + b)
+    partial_x = math_ops.exp(apply_op("Xlog1py", x=b - 1, y=-x).outputs[0]
+                             + _fns["xlogy"](a - 1, x) - log_beta)
+    _, rx = math_ops.broadcast_gradient_args(array_ops.shape(a), array_ops.shape(x))
+    return (None, None, array_ops.reshape(math_ops.reduce_sum(partial_x * grad, rx),
+                                          array_ops.shape(x)))
 
 
 @RegisterGradient("Real")

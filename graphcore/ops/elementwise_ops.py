@@ -11,6 +11,7 @@ from typing import Any
 from graphcore.framework import common_shapes, op_registry
 from graphcore.framework import dtypes as dtypes_lib
 from graphcore.framework import ops as ops_lib
+from graphcore.framework import tensor_shape as shape_lib
 from graphcore.framework.op_def_library import apply_op
 from graphcore.framework.tensor_conversion import convert_to_tensor
 from graphcore.ops import array_ops, math_ops
@@ -57,8 +58,20 @@ for _op_type in PREDICATES:
 for _op_type, (_name, _types, (_a, _b)) in BINARY.items():
     op_registry.register_op(_op_type).input(f"{_a}: T").input(f"{_b}: T").output("z: T") \
         .attr(f"T: {_types}").shape_fn(common_shapes.broadcast_binary)
+def _betainc_shape(op: ops_lib.Operation) -> list:
+    """The inputs' common shape; scalars go with any shape (TF's Betainc)."""
+    out = shape_lib.TensorShape([])
+    for t in op._inputs:
+        if t.shape.ndims != 0:
+            out = t.shape if out.ndims == 0 else out.merge_with(t.shape)
+    return [out]
+
+
 op_registry.register_op("Betainc").input("a: T").input("b: T").input("x: T").output("z: T") \
-    .attr("T: {float, double}").shape_fn(common_shapes.merge_all_inputs)
+    .attr("T: {float, double}").shape_fn(_betainc_shape)
+# d igamma(a, x) / da: Igamma's gradient for ``a`` (TF's raw op, no public wrapper).
+op_registry.register_op("IgammaGradA").input("a: T").input("x: T").output("z: T") \
+    .attr("T: {float, double}").shape_fn(common_shapes.broadcast_binary)
 for _op_type in ("Real", "Imag", "Angle"):
     op_registry.register_op(_op_type).input("input: T").output("output: Tout") \
         .attr("T: {complex64, complex128} = DT_COMPLEX64") \

@@ -234,7 +234,11 @@ def test_log_prob_gradients_match_tf():
                  d.Categorical(logits=logits).log_prob([2, 0]),
                  d.Dirichlet(conc + a).log_prob(F([0.4, 0.6])),
                  d.Normal(loc, scale).entropy(),
-                 d.kl_divergence(d.Gamma(conc, rate), d.Gamma(a, b))]
+                 d.kl_divergence(d.Gamma(conc, rate), d.Gamma(a, b)),
+                 # Igamma's and Betainc's gradients
+                 d.Gamma(conc, rate).cdf(F([0.1, 3.0])),
+                 d.StudentT(df, loc, scale).cdf(F([0.3, -1.0])),
+                 d.Beta(a, b).cdf(F([0.2, 0.7]))]
         total = lib.add_n([lib.reduce_sum(t) for t in terms])
         grads = lib.gradients(total, [loc, scale, conc, rate, a, b, df, logits])
         return {str(i): (lambda g=g: g) for i, g in enumerate(grads)}
