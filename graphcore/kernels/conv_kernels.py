@@ -180,6 +180,34 @@ register_kernel("Conv2DBackpropFilterV2")(
     _conv_backprop_filter_kernel(2, "Conv2DCustomBackpropFilter", sizes_of_input=True))
 
 
+@register_kernel("Conv")
+def _generic_conv(ctx: KernelContext):
+    """The generic Conv op: 2 or 3 spatial dims after ``batch_dims`` batch dims."""
+    attr = ctx.node_def.attr
+    batch_dims, groups = int(attr["batch_dims"].i), int(attr["groups"].i)
+    nd = len(attr["strides"].list.i) - 2
+    first = attr["data_format"].s == b"CHANNELS_FIRST"
+    attrs = WindowAttrs(ctx, nd, channels_first=first)
+    attrs.check_conv()
+    out, work = out_dtype(ctx), work_dtype(out_dtype(ctx))
+
+    def compute(x, w):
+        x, w = np.asarray(x), np.asarray(w)
+        _check_rank(x, nd + 1 + batch_dims, "input")
+        _check_rank(w, nd + 2, "filter")
+        if groups != 1 or x.shape[batch_dims if first else -1] != w.shape[-2]:
+            raise errors.UnimplementedError(
+                None, None, "Grouped/Depthwise Convolutions are not supported yet.")
+        batch = x.shape[:batch_dims]
+        x = to_channels_last(x.reshape((-1,) + x.shape[batch_dims:]), first).astype(
+            work, copy=False)
+        win = attrs.window(x.shape, w.shape[:nd])
+        y = from_channels_last(conv_forward(x, w.astype(work, copy=False), win), first)
+        return (y.reshape(batch + y.shape[1:]).astype(out, copy=False),)
+
+    return compute
+
+
 # -- depthwise convolution ----------------------------------------------------------------
 
 def depthwise_forward(x: np.ndarray, w: np.ndarray, win: Window) -> np.ndarray:

@@ -132,11 +132,12 @@ class WindowAttrs:
     """A conv / pool NodeDef's window attrs, reduced to its ``nd`` spatial dims."""
 
     def __init__(self, ctx: KernelContext, nd: int, *, strides: tuple | None = None,
-                 ksize: tuple | None = None, dilation_attr: str = "dilations"):
+                 ksize: tuple | None = None, dilation_attr: str = "dilations",
+                 channels_first: bool | None = None):
         attr = ctx.node_def.attr
         self.nd = nd
-        self.channels_first = "data_format" in attr and attr["data_format"].s.startswith(
-            b"NC")
+        self.channels_first = channels_first if channels_first is not None else (
+            "data_format" in attr and attr["data_format"].s.startswith(b"NC"))
         c_i = 1 if self.channels_first else nd + 1
         self.spatial = tuple(range(2, nd + 2)) if self.channels_first else \
             tuple(range(1, nd + 1))
@@ -144,8 +145,9 @@ class WindowAttrs:
             strides = tuple(attr["strides"].list.i)
         if len(strides) != nd + 2:
             raise invalid(f"Sliding window strides field must specify {nd + 2} dimensions")
-        dilations = tuple(attr[dilation_attr].list.i) if dilation_attr in attr \
-            else (1,) * (nd + 2)
+        dilations = tuple(attr[dilation_attr].list.i) if dilation_attr in attr else ()
+        if not dilations:  # absent, or the generic Conv op's default []
+            dilations = (1,) * (nd + 2)
         if len(dilations) != nd + 2:
             raise invalid(f"Sliding window dilations field must specify {nd + 2} "
                           "dimensions")

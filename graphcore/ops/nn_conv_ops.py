@@ -1,4 +1,4 @@
-"""Convolution ops (tf.nn): Conv2D/Conv3D with their input and filter backprops,
+"""Convolution ops (tf.nn): Conv2D/Conv3D with their input and filter backprops, Conv,
 DepthwiseConv2dNative with its backprops, Dilation2D with its backprops; and the wrappers
 that build them as TF1 does (conv1d, conv2d, conv3d, the transposed convolutions,
 depthwise_conv2d_native, dilation2d, erosion2d)."""
@@ -22,6 +22,7 @@ from graphcore.ops.window_shapes import (
     sizes_shape,
     unchanged_with_rank,
     window_output_shape,
+    windowed_output_size,
     with_rank,
 )
 
@@ -91,6 +92,43 @@ _conv2d_attrs(op_registry.register_op("DepthwiseConv2dNativeBackpropInput")
 _conv2d_attrs(op_registry.register_op("DepthwiseConv2dNativeBackpropFilter")
               .input("input: T").input("filter_sizes: int32").input("out_backprop: T")
               .output("output: T"), _FLOATS, cudnn=False).shape_fn(sizes_shape(1, 2))
+
+
+def _generic_conv_shape(op: ops_lib.Operation) -> list:
+    batch_dims = op.get_attr("batch_dims")
+    x, w = op.inputs[0].shape, op.inputs[1].shape
+    rank = x.ndims if x.ndims is not None else (None if w.ndims is None else
+                                                w.ndims + batch_dims - 1)
+    if rank is None:
+        return [shape_lib.unknown_shape()]
+    nd = rank - batch_dims - 1
+    if nd not in (2, 3):
+        raise ValueError("Input tensor must be rank 4 or 5, excluding extra batch "
+                         f"dimensions, but got: {rank - batch_dims + 1}")
+    strides = list(op.get_attr("strides"))
+    if len(strides) != nd + 2:
+        raise ValueError(f"Stride attribute should contain {nd + 2} values, but got: "
+                         f"{len(strides)}")
+    dims = with_rank(x, rank).as_list()
+    first = op.get_attr("data_format") == b"CHANNELS_FIRST"
+    batch, inner = dims[:batch_dims], [None] + dims[batch_dims:]
+    w = with_rank(w, nd + 2).as_list()
+    axes = range(2, nd + 2) if first else range(1, nd + 1)
+    dilations = list(op.get_attr("dilations")) or [1] * (nd + 2)
+    padding = op.get_attr("padding").decode()
+    explicit = list(op.get_attr("explicit_paddings"))
+    out = [windowed_output_size(inner[a], k, dilations[a], strides[a], padding,
+                                tuple(explicit[2 * a:2 * a + 2]) if explicit else (0, 0))
+           for a, k in zip(axes, w[:nd])]
+    return [shape_lib.TensorShape(batch + ([w[-1]] + out if first else out + [w[-1]]))]
+
+
+op_registry.register_op("Conv").input("input: T").input("filter: T").output("output: T") \
+    .attr("T: {half, bfloat16, float, double, int32}").attr("strides: list(int)") \
+    .attr("padding: {'SAME', 'VALID', 'EXPLICIT'}").attr("explicit_paddings: list(int) = []") \
+    .attr("data_format: {'CHANNELS_FIRST', 'CHANNELS_LAST'} = 'CHANNELS_LAST'") \
+    .attr("dilations: list(int) = []").attr("batch_dims: int = 1").attr("groups: int = 1") \
+    .shape_fn(_generic_conv_shape)
 
 
 def _dilation2d_shape(op: ops_lib.Operation) -> list:
@@ -218,6 +256,18 @@ def conv2d_backprop_input(input_sizes: Any, filter: Any = None,  # noqa: A002
                     out_backprop=out_backprop, strides=strides, padding=padding,
                     use_cudnn_on_gpu=use_cudnn_on_gpu, explicit_paddings=explicit,
                     data_format=data_format, dilations=list(dilations)).outputs[0]
+
+
+def conv(input: Any, filter: Any, strides: Any, padding: str,  # noqa: A002
+         explicit_paddings: Any = (), data_format: str = "CHANNELS_LAST",
+         dilations: Any = (), batch_dims: int = 1, groups: int = 1,
+         name: str | None = None) -> ops_lib.Tensor:
+    """The generic Conv op (tf.conv): 2-D or 3-D convolution after ``batch_dims`` batch
+    dims."""
+    return apply_op("Conv", name=name, input=input, filter=filter, strides=strides,
+                    padding=padding, explicit_paddings=list(explicit_paddings),
+                    data_format=data_format, dilations=list(dilations),
+                    batch_dims=batch_dims, groups=groups).outputs[0]
 
 
 def conv2d_backprop_filter_v2(input: Any, filter: Any, out_backprop: Any,  # noqa: A002

@@ -163,9 +163,22 @@ def test_conv_and_pool_match_tf(case):
         np.testing.assert_allclose(g, w, rtol=2e-4, atol=2e-4)
 
 
-# TF has no CPU kernel for these: the GraphDef and shapes compare with TF's, the values with
-# TF's Conv2DBackpropInput/Filter over the same shapes.
+def _conv(lib, x, w, **kwargs):
+    return lib.conv(x, w, padding="SAME", **kwargs)
+
+
+# Ops without gradients in TF (Conv), or without a TF CPU kernel (the V2 backprops, whose
+# values compare with TF's Conv2DBackpropInput/Filter over the same shapes).
 FORWARD = {
+    "conv_2d": (lambda lib, x, w: _conv(lib, x, w, strides=[1, 2, 2, 1]),
+                lambda lib, x, w: _conv(lib, x, w, strides=[1, 2, 2, 1]),
+                [_n(2, 6, 6, 4), _n(3, 3, 4, 3)]),
+    "conv_3d_batch_dims": (
+        lambda lib, x, w: _conv(lib, x, w, strides=[1, 1, 1, 1, 1], batch_dims=2,
+                                name="c"),
+        lambda lib, x, w: _conv(lib, x, w, strides=[1, 1, 1, 1, 1], batch_dims=2,
+                                name="c"),
+        [_n(2, 2, 4, 4, 4, 2), _n(2, 2, 2, 2, 3)]),
     "conv2d_backprop_input_v2": (
         lambda lib, x, w, g: lib.conv2d_backprop_input_v2(x, w, g, [1, 2, 2, 1], "SAME"),
         lambda lib, x, w, g: lib.nn.conv2d_backprop_input(x.shape.as_list(), w, g,
@@ -191,7 +204,7 @@ def _forward(compat, build, arrays, run):
 
 
 @pytest.mark.parametrize("case", sorted(FORWARD))
-def test_ops_without_tf_cpu_kernels_match_tf(case):
+def test_ops_without_gradients_match_tf(case):
     build, reference, arrays = FORWARD[case]
     assert _forward(tf, build, arrays, False) == _forward(tf1, build, arrays, False)
     np.testing.assert_allclose(_forward(tf, build, arrays, True),
@@ -225,6 +238,9 @@ ERRORS = {
         _n(1, 4, 4, 4, 4, 1), _n(2, 2, 2, 1), [1, 1, 1, 1, 1, 1], 1),
     "backprop_input_mismatch": lambda lib: lib.nn.conv2d_backprop_input(
         [1, 8, 8, 3], _n(3, 3, 3, 2), _n(1, 3, 3, 2), [1, 1, 1, 1], "SAME"),
+    "conv_grouped": lambda lib: lib.conv(_n(1, 4, 4, 4), _n(2, 2, 2, 4), [1, 1, 1, 1],
+                                         "SAME", groups=2),
+    "conv_rank": lambda lib: lib.conv(_n(1, 4, 4), _n(2, 4, 4), [1, 1, 1], "SAME"),
     "argmax_nchw": lambda lib: lib.nn.max_pool_with_argmax(
         _n(1, 4, 4, 1), 2, 2, "VALID", data_format="NCHW"),
 }
