@@ -90,6 +90,22 @@ def _check_allowed(reg: op_registry.RegisteredOp, attr_name: str, dtype: dtypes_
                         f"in list of allowed values: {names}")
 
 
+def _convert_allowed_first(value: Any, arg: Any,
+                           reg: op_registry.RegisteredOp) -> ops_lib.Tensor | None:
+    """TF's rule for an input whose type attr has a default and allowed types: the value
+    converted as it is when its own dtype is allowed (a uint8 array stays uint8), else
+    None (then the default dtype is preferred)."""
+    attr = reg.attr_defs.get(arg.type_attr)
+    allowed = list(attr.allowed_values.list.type) if attr is not None else []
+    if not allowed:
+        return None
+    try:
+        inferred = convert_to_tensor(value, name=arg.name, as_ref=arg.is_ref)
+    except TypeError:
+        return None
+    return inferred if inferred.dtype.base_dtype.as_datatype_enum in allowed else None
+
+
 def _convert_one(op_type: str, arg: Any, value: Any, inferred: dict,
                  reg: op_registry.RegisteredOp) -> ops_lib.Tensor:
     dtype = None
@@ -101,8 +117,10 @@ def _convert_one(op_type: str, arg: Any, value: Any, inferred: dict,
     elif arg.type_attr in reg.defaults:
         default = dtypes_lib.as_dtype(reg.defaults[arg.type_attr].type)
     try:
-        t = convert_to_tensor(value, dtype=dtype, name=arg.name, as_ref=arg.is_ref,
-                              preferred_dtype=default)
+        t = _convert_allowed_first(value, arg, reg) if default is not None else None
+        if t is None:
+            t = convert_to_tensor(value, dtype=dtype, name=arg.name, as_ref=arg.is_ref,
+                                  preferred_dtype=default)
     except TypeError as e:
         if dtype is None:
             raise

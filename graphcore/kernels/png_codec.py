@@ -1,6 +1,7 @@
 """PNG in numpy and zlib: decode (every colour type, bit depths 1-16, tRNS, Adam7) to
 [height, width, channels] uint8/uint16 as libpng's transforms in TF's png_io do, and encode
-uint8/uint16 images with libpng's per-row filter heuristic."""
+uint8/uint16 images byte for byte as TF's libpng does (its per-row filter heuristic, zlib
+settings and IDAT chunking)."""
 
 from __future__ import annotations
 
@@ -217,7 +218,45 @@ def encode(image: np.ndarray, compression: int = -1) -> bytes:
         .reshape(height, width * channels * depth // 8)
     bpp = channels * depth // 8
     body = _filter_rows(rows, bpp) if height and width else b""
-    level = 6 if compression < 0 else compression
     ihdr = struct.pack(">IIBBBBB", width, height, depth, color, 0, 0, 0)
-    return (SIGNATURE + _chunk(b"IHDR", ihdr) + _chunk(b"IDAT", zlib.compress(body, level))
-            + _chunk(b"IEND", b""))
+    stream = _deflate(body, rows.shape[1] + 1, 6 if compression < 0 else compression)
+    idat = b"".join(_chunk(b"IDAT", stream[i:i + _IDAT_SIZE])
+                    for i in range(0, len(stream), _IDAT_SIZE))
+    return SIGNATURE + _chunk(b"IHDR", ihdr) + idat + _chunk(b"IEND", b"")
+
+
+# libpng writes IDAT chunks of its zlib buffer's size.
+_IDAT_SIZE = 8192
+
+
+def _deflate(data: bytes, row_size: int, level: int) -> bytes:
+    """zlib as TF's libpng drives it: Z_FILTERED, memLevel 9, the smallest window for the size
+    (png_deflate_claim), and the header's window field shrunk further (optimize_cmf)."""
+    size = len(data)
+    window_bits = 15
+    if size <= 16384:
+        half = 1 << (window_bits - 1)
+        while size + 262 <= half:
+            half >>= 1
+            window_bits -= 1
+    packer = zlib.compressobj(level, zlib.DEFLATED, max(window_bits, 9), 9, zlib.Z_FILTERED)
+    # Row by row, as libpng feeds zlib: the window slides at the same points.
+    stream = bytearray()
+    for start in range(0, size, row_size):
+        stream += packer.compress(data[start:start + row_size])
+    stream += packer.flush()
+    cmf = stream[0]
+    if size <= 16384 and (cmf & 0x0F) == 8 and (cmf & 0xF0) <= 0x70:
+        cinfo = cmf >> 4
+        half = 1 << (cinfo + 7)
+        if size <= half:
+            while True:
+                half >>= 1
+                cinfo -= 1
+                if not (cinfo > 0 and size <= half):
+                    break
+            cmf = (cmf & 0x0F) | (cinfo << 4)
+            flags = stream[1] & 0xE0
+            flags += 0x1F - ((cmf << 8) + flags) % 0x1F
+            stream[0], stream[1] = cmf, flags
+    return bytes(stream)

@@ -8,12 +8,13 @@ double in order, and runs of empty buckets collapsed into their last limit.
 
 from __future__ import annotations
 
+import struct
 import sys
 
 import numpy as np
 
 from graphcore.framework import dtypes as dtypes_lib
-from graphcore.framework import errors
+from graphcore.framework import errors, tensor_util
 from graphcore.kernels.registry import KernelContext, register_kernel
 from graphcore.protobuf import summary_pb2, tensor_pb2
 
@@ -126,6 +127,111 @@ def _histogram_summary(ctx: KernelContext):
         s = summary_pb2.Summary()
         v = s.value.add(tag=_as_bytes(tags.item()).decode("utf-8", "replace"))
         v.histo.CopyFrom(histogram_proto(vals))
+        return (s.SerializeToString(),)
+
+    return compute
+
+
+def _image_tag(tag: str, max_images: int, i: int) -> str:
+    return f"{tag}/image/{i}" if max_images > 1 else f"{tag}/image"
+
+
+def _to_uint8(image: np.ndarray, bad_color: np.ndarray) -> np.ndarray:
+    """TF's NormalizeAndAddImages: an affine map of the finite pixels into uint8 (0-based
+    when all are >= 0, else centred on 128); non-finite pixels become ``bad_color``. The
+    scale is worked out in float32, the map in the image's own dtype, as TF's kernel."""
+    f32 = np.float32
+    finite = np.isfinite(image).all(axis=-1)
+    good = image[finite].astype(f32)
+    lo = good.min() if good.size else f32(np.inf)
+    hi = good.max() if good.size else f32(-np.inf)
+    if lo < 0:
+        max_val = max(abs(lo), abs(hi))
+        scale, offset = (f32(0.0) if max_val < 1e-6 else f32(127.0) / max_val), f32(128.0)
+    else:
+        scale, offset = (f32(0.0) if hi < 1e-6 else f32(255.0) / hi), f32(0.0)
+    dtype = image.dtype.type
+    scaled = image * dtype(scale) + dtype(offset)
+    out = np.where(finite[..., None], scaled, 0).astype(np.uint8)
+    out[~finite] = bad_color[:image.shape[-1]]
+    return out
+
+
+@register_kernel("ImageSummary")
+def _image_summary(ctx: KernelContext):
+    from graphcore.kernels import png_codec
+
+    max_images = int(ctx.attr("max_images"))
+    bad_color = np.asarray(tensor_util.MakeNdarray(ctx.attr("bad_color")), np.uint8).reshape(-1)
+
+    def compute(tag, tensor):
+        tags = _strings(tag)
+        if tags.ndim != 0:
+            raise errors.InvalidArgumentError(None, None,
+                                              f"Tags must be a scalar{_shape_str(tags.shape)}")
+        images = np.asarray(tensor)
+        if images.ndim != 4 or images.shape[-1] not in (1, 3, 4):
+            raise errors.InvalidArgumentError(
+                None, None, f"Tensor must be 4-D with last dim 1, 3, or 4, not "
+                            f"{_shape_str(images.shape)}")
+        if images.dtype != np.uint8 and bad_color.size < images.shape[-1]:
+            raise errors.InvalidArgumentError(
+                None, None, f"bad_color must have at least {images.shape[-1]} channels")
+        base = _as_bytes(tags.item()).decode("utf-8", "replace")
+        s = summary_pb2.Summary()
+        for i in range(min(max_images, images.shape[0])):
+            image = images[i] if images.dtype == np.uint8 else _to_uint8(images[i], bad_color)
+            v = s.value.add(tag=_image_tag(base, max_images, i))
+            v.image.height, v.image.width, v.image.colorspace = image.shape
+            v.image.encoded_image_string = png_codec.encode(image)
+        return (s.SerializeToString(),)
+
+    return compute
+
+
+def wav_bytes(samples: np.ndarray, sample_rate: int) -> bytes:
+    """16-bit little-endian PCM WAV of float ``samples`` [frames, channels] (TF's
+    EncodeAudioAsS16LEWav: round(x * 32768) clamped to int16)."""
+    frames, channels = samples.shape
+    pcm = np.clip(np.round(samples.astype(np.float32) * np.float32(32768.0)), -32768, 32767)
+    data = pcm.astype("<i2").tobytes()
+    header = struct.pack("<4sI4s4sIHHIIHH4sI", b"RIFF", 36 + len(data), b"WAVE", b"fmt ", 16,
+                         1, channels, sample_rate, sample_rate * channels * 2, channels * 2, 16,
+                         b"data", len(data))
+    return header + data
+
+
+@register_kernel("AudioSummaryV2")
+def _audio_summary(ctx: KernelContext):
+    max_outputs = int(ctx.attr("max_outputs"))
+
+    def compute(tag, tensor, sample_rate):
+        tags = _strings(tag)
+        if tags.ndim != 0:
+            raise errors.InvalidArgumentError(None, None,
+                                              f"Tags must be a scalar{_shape_str(tags.shape)}")
+        rate = np.asarray(sample_rate)
+        if rate.ndim != 0:
+            raise errors.InvalidArgumentError(None, None, "sample_rate must be a scalar")
+        rate = float(rate)
+        if rate <= 0:
+            raise errors.InvalidArgumentError(None, None, "sample_rate must be > 0")
+        clips = np.asarray(tensor, np.float32)
+        if clips.ndim not in (2, 3):
+            raise errors.InvalidArgumentError(
+                None, None, f"Tensor must be 3-D or 2-D, got: {_shape_str(clips.shape)}")
+        if clips.ndim == 2:
+            clips = clips[..., None]
+        base = _as_bytes(tags.item()).decode("utf-8", "replace")
+        wav_rate = max(int(np.rint(np.float32(rate))), 1)
+        s = summary_pb2.Summary()
+        for i in range(min(max_outputs, clips.shape[0])):
+            v = s.value.add(tag=f"{base}/audio/{i}" if max_outputs > 1 else f"{base}/audio")
+            v.audio.sample_rate = rate
+            v.audio.num_channels = clips.shape[2]
+            v.audio.length_frames = clips.shape[1]
+            v.audio.content_type = "audio/wav"
+            v.audio.encoded_audio_string = wav_bytes(clips[i], wav_rate)
         return (s.SerializeToString(),)
 
     return compute

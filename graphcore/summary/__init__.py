@@ -14,7 +14,9 @@ from graphcore.protobuf.summary_pb2 import (
 )
 from graphcore.summary.record_writer import summary_iterator, tf_record_iterator
 from graphcore.summary.summary_ops import (
+    audio,
     histogram,
+    image,
     merge,
     merge_all,
     scalar,
@@ -39,8 +41,10 @@ __all__ = [
     "SummaryMetadata",
     "TaggedRunMetadata",
     "all_v2_summary_ops",
+    "audio",
     "get_summary_description",
     "histogram",
+    "image",
     "initialize",
     "merge",
     "merge_all",

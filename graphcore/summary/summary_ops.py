@@ -1,5 +1,5 @@
-"""Summary ops (ScalarSummary, HistogramSummary, MergeSummary, TensorSummaryV2) and
-TF1's ``tf.summary`` wrappers around them.
+"""Summary ops (ScalarSummary, HistogramSummary, ImageSummary, AudioSummaryV2, MergeSummary,
+TensorSummaryV2) and TF1's ``tf.summary`` wrappers around them.
 
 Tags follow TF1's ``summary_scope``: the name is cleaned (characters outside
 ``[-/\\w.]`` become '_', leading '/' dropped), the op gets a name scope of that name
@@ -21,9 +21,10 @@ from graphcore.framework import dtypes as dtypes_lib
 from graphcore.framework import ops as ops_lib
 from graphcore.framework.gradient_registry import NotDifferentiable
 from graphcore.framework.op_def_library import apply_op
-from graphcore.protobuf import summary_pb2
+from graphcore.protobuf import summary_pb2, tensor_pb2, tensor_shape_pb2
 
-__all__ = ["scalar", "histogram", "merge", "merge_all", "tensor_summary", "text"]
+__all__ = ["scalar", "histogram", "image", "audio", "merge", "merge_all", "tensor_summary",
+           "text"]
 
 _log = logging.getLogger("graphcore.summary")
 
@@ -45,7 +46,21 @@ op_registry.register_op("TensorSummaryV2").input("tag: string").input("tensor: T
     .input("serialized_summary_metadata: string").output("summary: string") \
     .attr("T: type").shape_fn(common_shapes.scalar_shape)
 
-for _op_type in ("ScalarSummary", "HistogramSummary", "MergeSummary", "TensorSummaryV2"):
+op_registry.register_op("ImageSummary").input("tag: string").input("tensor: T") \
+    .output("summary: string").attr("max_images: int >= 1 = 3") \
+    .attr("T: {uint8, float, half, double} = DT_FLOAT") \
+    .attr("bad_color: tensor", default=tensor_pb2.TensorProto(
+        dtype=dtypes_lib.uint8.as_datatype_enum, int_val=[255, 0, 0, 255],
+        tensor_shape=tensor_shape_pb2.TensorShapeProto(
+            dim=[tensor_shape_pb2.TensorShapeProto.Dim(size=4)]))) \
+    .shape_fn(common_shapes.scalar_shape)
+
+op_registry.register_op("AudioSummaryV2").input("tag: string").input("tensor: float") \
+    .input("sample_rate: float").output("summary: string") \
+    .attr("max_outputs: int >= 1 = 3").shape_fn(common_shapes.scalar_shape)
+
+for _op_type in ("ScalarSummary", "HistogramSummary", "MergeSummary", "TensorSummaryV2",
+                 "ImageSummary", "AudioSummaryV2"):
     NotDifferentiable(_op_type)
 
 
@@ -106,6 +121,32 @@ def histogram(name: str, values: Any, collections: list | None = None,
     with summary_scope(name, family, values=[values],
                        default_name="HistogramSummary") as (tag, scope):
         val = apply_op("HistogramSummary", name=scope, tag=tag, values=values).outputs[0]
+        _collect(val, collections, [ops_lib.GraphKeys.SUMMARIES])
+    return val
+
+
+def image(name: str, tensor: Any, max_outputs: int = 3, collections: list | None = None,
+          family: str | None = None) -> ops_lib.Tensor:
+    """An ``ImageSummary`` of up to ``max_outputs`` images of ``tensor`` [batch, h, w, c]
+    (PNG-encoded; floats scaled into [0, 255] per image)."""
+    with summary_scope(name, family, values=[tensor]) as (tag, scope):
+        val = apply_op("ImageSummary", name=scope, tag=tag, tensor=tensor,
+                       max_images=max_outputs).outputs[0]
+        _collect(val, collections, [ops_lib.GraphKeys.SUMMARIES])
+    return val
+
+
+def audio(name: str, tensor: Any, sample_rate: Any, max_outputs: int = 3,
+          collections: list | None = None, family: str | None = None) -> ops_lib.Tensor:
+    """An ``AudioSummaryV2`` of up to ``max_outputs`` clips of ``tensor`` [batch, frames(,
+    channels)] in [-1, 1], as 16-bit WAV at ``sample_rate``."""
+    from graphcore.framework.tensor_conversion import convert_to_tensor
+
+    with summary_scope(name, family=family, values=[tensor]) as (tag, scope):
+        sample_rate = convert_to_tensor(sample_rate, dtype=dtypes_lib.float32,
+                                        name="sample_rate")
+        val = apply_op("AudioSummaryV2", name=scope, tag=tag, tensor=tensor,
+                       max_outputs=max_outputs, sample_rate=sample_rate).outputs[0]
         _collect(val, collections, [ops_lib.GraphKeys.SUMMARIES])
     return val
 
