@@ -8,6 +8,9 @@ import numpy as np
 
 from graphcore.kernels.registry import KernelContext, register_kernel
 
+_MASK64 = (1 << 64) - 1
+_NOT_ONE = _MASK64 ^ 1  # ~uint64(1)
+
 
 @register_kernel("SdcaFprint")
 def _sdca_fprint(ctx: KernelContext):
@@ -17,7 +20,9 @@ def _sdca_fprint(ctx: KernelContext):
         flat = np.asarray(values, dtype=object).reshape(-1)
         out = np.empty((flat.size, 2), np.uint64)
         for i, s in enumerate(flat):
-            out[i] = farmhash.fingerprint128(bytes(s))
+            low, high = farmhash.fingerprint128(bytes(s))
+            # TF never returns 0 or 1 as the low half (sentinels for hash tables).
+            out[i] = (low if low >= 2 else (low + _NOT_ONE) & _MASK64, high)
         return (out.view(np.int64),)
 
     return compute

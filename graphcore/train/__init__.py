@@ -2,7 +2,7 @@
 
 # ruff: noqa: F401, F403
 from graphcore.framework.graph_io import write_graph
-from graphcore.ops.sdca_ops import sdca_fprint, sdca_shrink_l1
+from graphcore.ops.sdca_ops import sdca_fprint, sdca_optimizer, sdca_shrink_l1
 from graphcore.protobuf.cluster_pb2 import ClusterDef, JobDef
 from graphcore.protobuf.example_pb2 import Example, SequenceExample
 from graphcore.protobuf.feature_pb2 import (
