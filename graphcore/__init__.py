@@ -90,6 +90,7 @@ from graphcore.ops.parsing_ops import *
 from graphcore.ops.io_ops import read_file, write_file
 from graphcore.ops.count_up_to_ops import *
 from graphcore.ops.random_ops import *
+from graphcore.ops.stateless_random_ops import random_index_shuffle
 from graphcore.ops.tensor_array_ops import TensorArray
 from graphcore.ops import array_grad, control_flow_grad, math_grad, nn_grad
 import graphcore.ops as _ops_package

@@ -240,3 +240,66 @@ def _non_deterministic_ints(ctx: KernelContext):
         return (rng.integers(info.min, info.max, shape_of(shape), dtype=out, endpoint=True),)
 
     return compute
+
+
+def _mix64(x: np.ndarray) -> np.ndarray:
+    """splitmix64's finalizer: a bijective scramble of uint64 words."""
+    x = x ^ (x >> np.uint64(30))
+    x = x * np.uint64(0xBF58476D1CE4E5B9)
+    x = x ^ (x >> np.uint64(27))
+    x = x * np.uint64(0x94D049BB133111EB)
+    return x ^ (x >> np.uint64(31))
+
+
+def _shuffle_indices(index: np.ndarray, seed: np.ndarray, max_index: np.ndarray,
+                     rounds: int) -> np.ndarray:
+    """A keyed Feistel permutation of [0, 2^bits) walked until it lands in
+    [0, max_index]: a bijection of [0, max_index] for each (seed, max_index)."""
+    bits = np.maximum(2, np.ceil(np.log2(max_index.astype(np.float64) + 1))).astype(np.int64)
+    bits = bits + (bits % 2)
+    half = (bits // 2).astype(np.uint64)
+    mask = (np.uint64(1) << half) - np.uint64(1)
+    keys = []
+    for r in range(rounds):
+        k = _mix64(seed[..., 2] + np.uint64(r * 0x9E3779B97F4A7C15 % 2**64))
+        keys.append(_mix64(seed[..., 0] ^ _mix64(seed[..., 1] ^ k)))
+
+    def encrypt(y, todo):
+        left, right = (y >> half[todo]) & mask[todo], y & mask[todo]
+        for k in keys:
+            left, right = right, left ^ (_mix64(right ^ k[todo]) & mask[todo])
+        return (left << half[todo]) | right
+
+    y = index.copy()
+    todo = np.ones(y.shape, dtype=bool)
+    while todo.any():
+        y[todo] = encrypt(y[todo], todo)
+        todo = y > max_index
+    return y
+
+
+@register_kernel("RandomIndexShuffle")
+def _random_index_shuffle(ctx: KernelContext):
+    out = np.dtype(ctx.attr("dtype").as_numpy_dtype)
+    rounds = ctx.node_def.attr["rounds"].i
+
+    def compute(index, seed, max_index):
+        seed = np.asarray(seed)
+        if seed.ndim not in (1, 2) or seed.shape[-1] != 3:
+            raise _invalid(f"Seed must have shape [3] or [n, 3] but got "
+                           f"[{', '.join(map(str, seed.shape))}].")
+        index, max_index = np.asarray(index), np.asarray(max_index)
+        batch = np.broadcast_shapes(index.shape, max_index.shape, seed.shape[:-1])
+        seed_words = np.broadcast_to(seed.astype(np.int64).astype(np.uint64),
+                                     batch + (3,))
+        idx = np.broadcast_to(index.astype(np.uint64), batch)
+        top = np.broadcast_to(max_index.astype(np.uint64), batch)
+        bad = idx > top
+        if bad.any():
+            i = np.argmax(bad.reshape(-1))
+            raise _invalid(f"max_index must be >= index, but {top.reshape(-1)[i]} < "
+                           f"{idx.reshape(-1)[i]}")
+        return (_shuffle_indices(np.array(idx), seed_words, np.array(top),
+                                 rounds).astype(out),)
+
+    return compute

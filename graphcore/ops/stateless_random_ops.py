@@ -20,7 +20,8 @@ from graphcore.framework.op_def_library import apply_op
 from graphcore.framework.tensor_conversion import convert_to_tensor
 from graphcore.ops import array_ops, manip_ops, math_ops, random_ops
 
-__all__ = ["Algorithm", "create_rng_state", "fold_in", "split", "stateless_random_binomial",
+__all__ = ["Algorithm", "create_rng_state", "fold_in", "index_shuffle", "random_index_shuffle",
+           "split", "stateless_random_binomial",
            "stateless_random_gamma", "stateless_random_poisson",
            "stateless_parameterized_truncated_normal"]
 
@@ -110,7 +111,30 @@ _reg("StatelessRandomUniformIntV2").input("shape: Tshape").input("key: uint64") 
 _reg("StatelessShuffle").input("value: T").input("key: uint64").input("counter: uint64") \
     .input("alg: int32").output("output: T").attr("T: type") \
     .shape_fn(lambda op: [op.inputs[0].shape])
-for _op_type in ("StatelessRandomGetKeyCounter", "StatelessRandomBinomial",
+
+
+def _index_shuffle_shape(op: ops_lib.Operation) -> list:
+    index, seed, max_index = (t.shape for t in op.inputs)
+    if seed.ndims is not None:
+        if seed.ndims not in (1, 2) or seed[-1] not in (None, 3):
+            raise ValueError(f"Seed must have shape [3] or [n, 3] but got "
+                             f"[{', '.join('?' if d is None else str(d) for d in seed)}].")
+    for what, shape in (("index", index), ("max_index", max_index)):
+        if shape.ndims is not None and shape.ndims > 1:
+            raise ValueError(f"Input {what} must be a scalar or vector, got shape {shape}")
+    dims = [d for shape in (index, max_index, seed[:-1] if seed.ndims else seed)
+            if shape.ndims for d in shape.as_list()]
+    known = [d for d in dims if d is not None]
+    if not dims:
+        return [shape_lib.TensorShape([])]
+    return [shape_lib.TensorShape([known[0] if known else None])]
+
+
+_reg("RandomIndexShuffle").input("index: dtype").input("seed: Tseed") \
+    .input("max_index: dtype").output("output: dtype").attr("rounds: int = 4") \
+    .attr("dtype: {int32, uint32, int64, uint64}") \
+    .attr("Tseed: {int32, uint32, int64, uint64}").shape_fn(_index_shuffle_shape)
+for _op_type in ("RandomIndexShuffle", "StatelessRandomGetKeyCounter", "StatelessRandomBinomial",
                  "StatelessRandomPoisson", "StatelessParameterizedTruncatedNormal",
                  "StatelessRandomGammaV3", "StatelessRandomUniformV2",
                  "StatelessRandomNormalV2", "StatelessTruncatedNormalV2",
@@ -251,3 +275,25 @@ def stateless_shuffle(value: Any, seed: Any, alg: Any = "auto_select",
         key, counter = key_counter(seed)
         return apply_op("StatelessShuffle", name=name, value=convert_to_tensor(value),
                         key=key, counter=counter, alg=_alg_tensor(alg)).outputs[0]
+
+
+def random_index_shuffle(index: Any, seed: Any, max_index: Any, rounds: int = 4,
+                         name: str | None = None) -> ops_lib.Tensor:
+    """The RandomIndexShuffle op: where ``index`` lands in a pseudorandom permutation of
+    [0, max_index] fixed by ``seed`` [3] (or [n, 3])."""
+    index = convert_to_tensor(index, name="index")
+    return apply_op("RandomIndexShuffle", name=name, index=index,
+                    seed=convert_to_tensor(seed, name="seed"),
+                    max_index=convert_to_tensor(max_index, dtype=index.dtype,
+                                                name="max_index"),
+                    rounds=rounds).outputs[0]
+
+
+def index_shuffle(index: Any, seed: Any, max_index: Any) -> ops_lib.Tensor:
+    """``tf.random.experimental.index_shuffle``: ``seed`` [2] (or [n, 2]), padded in
+    front to the op's [3] with TF's constant."""
+    seed = convert_to_tensor(seed)
+    rank = seed.shape.ndims
+    paddings = [[1, 0]] + ([] if rank is None else (rank - 1) * [[0, 0]])
+    seed = array_ops.pad(seed, paddings, constant_values=498247692)
+    return random_index_shuffle(index, seed=seed, max_index=max_index, rounds=4)

@@ -100,7 +100,14 @@ def _seed_ops(lib):
             "state_int": r.create_rng_state(5, "philox"),
             "state_big": r.create_rng_state(2**70 + 3, r.Algorithm.PHILOX),
             "state_list": r.create_rng_state([7, 8], "threefry"),
-            "state_long": r.create_rng_state([1, 2, 3, 4], 1)}
+            "state_long": r.create_rng_state([1, 2, 3, 4], 1),
+            "index_shuffle": r.experimental.index_shuffle(lib.range(50), [1, 2], 49),
+            "index_shuffle_seeds": lib.random_index_shuffle(
+                lib.constant([3, 3], lib.int64), lib.constant([[1, 2, 3], [3, 4, 5]], lib.int64),
+                lib.constant(9, lib.int64)),
+            "random_index_shuffle": lib.random_index_shuffle(
+                lib.constant(7, lib.uint64), lib.constant([5, 6, 7], lib.uint64),
+                lib.constant(2**40, lib.uint64), rounds=6)}
 
 
 def test_seed_ops_match_tf():
@@ -119,6 +126,8 @@ def test_seed_ops_match_tf():
         np.testing.assert_array_equal(ours[key], theirs[key])
     assert ours["fold_in"][1] == 5 and ours["experimental_fold_in"][1] == 7
     assert sorted(ours["shuffle"]) == list(range(10))
+    assert sorted(ours["index_shuffle"]) == list(range(50))
+    assert ours["random_index_shuffle"] <= 2**40
     assert [a.value for a in tf.random.Algorithm] == [a.value for a in tf1.random.Algorithm]
     assert [a.name for a in tf.random.Algorithm] == [a.name for a in tf1.random.Algorithm]
 
@@ -155,9 +164,15 @@ def test_random_errors_match_tf():
                 lib.random.stateless_poisson([3], lib.constant([1, 2, 3]), lam=1.0)
             bad_shape = lib.random.stateless_binomial([3], [1, 2], counts=[1.0, 2.0], probs=0.5)
             threefry = lib.random.Generator.from_seed(5, alg="threefry").normal([3])
+            with pytest.raises(ValueError, match=r"Seed must have shape \[3\] or \[n, 3\]"):
+                lib.random_index_shuffle(1, lib.constant([1, 2]), 5)
+            past_max = lib.random_index_shuffle(30, [1, 2, 3], 9)
             with lib.Session() as sess:
                 sess.run(lib.global_variables_initializer())
                 with pytest.raises(lib.errors.InvalidArgumentError):
                     sess.run(bad_shape)
                 with pytest.raises(lib.errors.UnimplementedError, match="ThreeFry"):
                     sess.run(threefry)
+                with pytest.raises(lib.errors.InvalidArgumentError,
+                                   match="max_index must be >= index, but 9 < 30"):
+                    sess.run(past_max)

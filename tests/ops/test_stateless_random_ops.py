@@ -56,3 +56,17 @@ def test_threefry_generators_are_unimplemented_on_cpu():
             sess.run(tf.global_variables_initializer())
             with pytest.raises(tf.errors.UnimplementedError, match="ThreeFry"):
                 sess.run(draw)
+
+
+def test_index_shuffle_is_a_seeded_bijection():
+    with tf.Graph().as_default():
+        shuffled = tf.random.experimental.index_shuffle(tf.range(1000), [4, 5], 999)
+        other = tf.random.experimental.index_shuffle(tf.range(1000), [4, 6], 999)
+        big = tf.random_index_shuffle(tf.constant([0, 1], tf.int64), [1, 2, 3],
+                                      tf.constant(2**62, tf.int64))
+        with tf.Session() as sess:
+            a, a_again, b, c = sess.run([shuffled, shuffled, other, big])
+    assert sorted(a) == list(range(1000)) and sorted(b) == list(range(1000))
+    np.testing.assert_array_equal(a, a_again)
+    assert not np.array_equal(a, b)
+    assert c[0] != c[1] and (0 <= c).all() and (c <= 2**62).all()
