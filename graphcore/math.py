@@ -1,9 +1,7 @@
 """``tf.math``: TF1's ``tf.math`` names, gathered from the op modules that define them
 (math, elementwise, nn, array and bitwise ops).
 
-Not yet here (no op or composition in graphcore): approx_max_k/min_k, the bessel functions,
-confusion_matrix, cumulative_logsumexp, multiply_no_nan, nextafter,
-reduce_euclidean_norm, sobol_sample, softsign, special, top_k, xlog1py, zero_fraction.
+Not yet here: sobol_sample (no SobolSample op in graphcore).
 """
 
 # ruff: noqa: F401, I001
@@ -40,5 +38,5 @@ from graphcore.ops.special_math_ops import (
     nextafter, reduce_euclidean_norm, xlog1py,
 )
 from graphcore import math_special as special
-from graphcore.ops.sort_ops import top_k
+from graphcore.ops.sort_ops import approx_max_k, approx_min_k, top_k
 from graphcore.ops.confusion_matrix import confusion_matrix

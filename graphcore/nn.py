@@ -35,13 +35,14 @@ from graphcore.ops.rnn import (
     static_bidirectional_rnn,
     static_rnn,
 )
-from graphcore.ops.sort_ops import top_k
+from graphcore.ops.sort_ops import approx_max_k, approx_min_k, top_k
 from graphcore.ops.space_ops import depth_to_space, space_to_batch, space_to_depth
 
 __all__ = list(_nn_all) + list(_conv_all) + list(_convolution_all) + list(_pool_all)
 __all__ += list(_fractional_all)
 __all__ += ["embedding_lookup", "embedding_lookup_sparse", "safe_embedding_lookup_sparse"]
-__all__ += list(_activation_all) + list(_impl_all) + ["top_k"]
+__all__ += list(_activation_all) + list(_impl_all)
+__all__ += ["approx_max_k", "approx_min_k", "top_k"]
 __all__ += ["depth_to_space", "space_to_batch", "space_to_depth"]
 __all__ += ["fused_batch_norm", "local_response_normalization", "lrn"]
 __all__ += list(_ctc_all)

@@ -1,12 +1,17 @@
-"""The gradient of TopKV2 (TF's ``nn_grad._TopKGrad``)."""
+"""The gradients of TopKV2 and ApproxTopK (TF's ``nn_grad._TopKGrad`` and
+``_ApproxTopKGradient``)."""
 
 from __future__ import annotations
 
+import functools
+import itertools
+import operator
 from typing import Any
 
 from graphcore.framework import dtypes as dtypes_lib
 from graphcore.framework import ops as ops_lib
 from graphcore.framework.gradient_registry import RegisterGradient
+from graphcore.framework.op_def_library import apply_op
 from graphcore.ops import array_ops, math_ops, scatter_ops, sort_ops  # noqa: F401
 
 
@@ -31,3 +36,27 @@ def _top_k_grad(op: ops_lib.Operation, grad: Any, _: Any) -> list:
                                    [math_ops.reduce_prod(in_shape)]), in_shape),
         array_ops.zeros([], dtype=dtypes_lib.int32),
     ]
+
+
+@RegisterGradient("ApproxTopK")
+def _approx_top_k_grad(op: ops_lib.Operation, grad: Any, _: Any) -> Any:
+    idx_shape = op.outputs[1].shape.as_list()
+    lifted_idx_shape = idx_shape + [1]
+    flat_shape_len = functools.reduce(operator.mul, idx_shape)
+    rank = len(idx_shape)
+    reduction_dim = op.get_attr("reduction_dimension")
+    if reduction_dim < 0:
+        reduction_dim = rank + reduction_dim
+
+    def lifted_idx(d: int) -> Any:
+        if d == reduction_dim:
+            return array_ops.reshape(op.outputs[1], lifted_idx_shape)
+        iota_shape = list(itertools.repeat(1, rank + 1))
+        iota_shape[d] = idx_shape[d]
+        iota = array_ops.reshape(math_ops.range(idx_shape[d]), iota_shape)
+        return apply_op("BroadcastTo", input=iota, shape=lifted_idx_shape).outputs[0]
+
+    lifted = array_ops.concat([lifted_idx(d) for d in range(rank)], axis=rank)
+    flat_idx = array_ops.reshape(lifted, [flat_shape_len, rank])
+    flat_grad = array_ops.reshape(grad, [flat_shape_len])
+    return scatter_ops.scatter_nd(flat_idx, flat_grad, op.inputs[0].shape.as_list())

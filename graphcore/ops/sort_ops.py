@@ -1,5 +1,5 @@
-"""top_k (op TopKV2) and tf.sort / tf.argsort, which TF builds from top_k (TF's
-``nn_ops.top_k`` and ``sort_ops.py``). The gradient is in :mod:`graphcore.ops.sort_grad`,
+"""top_k (op TopKV2), approx_max_k / approx_min_k (op ApproxTopK, computed exactly) and
+tf.sort / tf.argsort, which TF builds from top_k (TF's ``nn_ops.py`` and ``sort_ops.py``). The gradient is in :mod:`graphcore.ops.sort_grad`,
 the kernel in :mod:`graphcore.kernels.sort_kernels`."""
 
 from __future__ import annotations
@@ -17,9 +17,10 @@ from graphcore.framework.op_def_library import apply_op
 from graphcore.framework.tensor_conversion import convert_to_tensor
 from graphcore.ops import array_ops, math_ops
 
-__all__ = ["argsort", "sort", "top_k"]
+__all__ = ["approx_max_k", "approx_min_k", "argsort", "sort", "top_k"]
 
 TopKV2 = collections.namedtuple("TopKV2", ["values", "indices"])
+ApproxTopK = collections.namedtuple("ApproxTopK", ["values", "indices"])
 
 
 def _top_k_shape(op: ops_lib.Operation) -> list:
@@ -49,6 +50,61 @@ op_registry.register_op("TopKV2").input("input: T").input("k: Tk").output("value
           "uint32, uint64}") \
     .attr("Tk: {int16, int32, int64} = DT_INT32") \
     .attr("index_type: {int16, int32, int64} = DT_INT32").shape_fn(_top_k_shape)
+
+
+def _approx_top_k_shape(op: ops_lib.Operation) -> list:
+    shape = op.inputs[0].shape
+    if shape.ndims is None:
+        return [shape_lib.unknown_shape(), shape_lib.unknown_shape()]
+    dims = shape.as_list()
+    if not dims:
+        raise ValueError("Shape must be at least rank 1 but is rank 0")
+    axis = op.get_attr("reduction_dimension")
+    if not -len(dims) <= axis < len(dims):
+        raise ValueError(f"Invalid reduction_dimension {axis} for input of rank "
+                         f"{len(dims)}")
+    k = op.get_attr("k")
+    axis %= len(dims)
+    if dims[axis] is not None and dims[axis] < k:
+        raise ValueError(f"input must have last dimension >= k = {k} but was {dims[axis]}")
+    dims[axis] = k
+    return [shape_lib.TensorShape(dims), shape_lib.TensorShape(dims)]
+
+
+op_registry.register_op("ApproxTopK").input("input: T").output("values: T") \
+    .output("indices: int32").attr("k: int >= 0").attr("reduction_dimension: int = -1") \
+    .attr("recall_target: float = 0.95").attr("is_max_k: bool = true") \
+    .attr("reduction_input_size_override: int = -1") \
+    .attr("aggregate_to_topk: bool = true").attr("T: {half, bfloat16, float}") \
+    .shape_fn(_approx_top_k_shape)
+
+
+def _approx_top_k(operand: Any, k: int, reduction_dimension: int, recall_target: float,
+                  is_max_k: bool, reduction_input_size_override: int,
+                  aggregate_to_topk: bool, name: str | None) -> ApproxTopK:
+    op = apply_op("ApproxTopK", name=name, input=operand, k=k,
+                  reduction_dimension=reduction_dimension, recall_target=recall_target,
+                  is_max_k=is_max_k,
+                  reduction_input_size_override=reduction_input_size_override,
+                  aggregate_to_topk=aggregate_to_topk)
+    return ApproxTopK(*op.outputs)
+
+
+def approx_max_k(operand: Any, k: int, reduction_dimension: int = -1,
+                 recall_target: float = 0.95, reduction_input_size_override: int = -1,
+                 aggregate_to_topk: bool = True, name: str | None = None) -> ApproxTopK:
+    """The ``k`` largest values along ``reduction_dimension`` and their indices (graphcore
+    computes them exactly, which meets any recall target)."""
+    return _approx_top_k(operand, k, reduction_dimension, recall_target, True,
+                         reduction_input_size_override, aggregate_to_topk, name)
+
+
+def approx_min_k(operand: Any, k: int, reduction_dimension: int = -1,
+                 recall_target: float = 0.95, reduction_input_size_override: int = -1,
+                 aggregate_to_topk: bool = True, name: str | None = None) -> ApproxTopK:
+    """The ``k`` smallest values along ``reduction_dimension`` and their indices (exact)."""
+    return _approx_top_k(operand, k, reduction_dimension, recall_target, False,
+                         reduction_input_size_override, aggregate_to_topk, name)
 
 
 def top_k(input: Any, k: Any = 1, sorted: bool = True,  # noqa: A002

@@ -417,3 +417,41 @@ def test_compute_average_and_regularization_loss_match_tf(case):
         return AVERAGE_CASES[case](lib, x), [x]
 
     _check(build)
+
+
+@pytest.mark.parametrize("build", [
+    lambda lib, x: lib.math.approx_max_k(x, 2),
+    lambda lib, x: lib.nn.approx_min_k(x, 2, reduction_dimension=0, name="amin"),
+    lambda lib, x: lib.math.approx_max_k(lib.reshape(x, [1, 3, 5]), 3, reduction_dimension=1,
+                                         recall_target=0.9),
+])
+def test_approx_top_k_graph_matches_tf_and_values_are_exact(build):
+    """TF has no CPU kernel for ApproxTopK (XLA only): the GraphDefs and static shapes are
+    compared with TF's, the values and gradients with the exact top k."""
+    graphs = {}
+    for lib in (tf, tf1):
+        with (tf.Graph() if lib is tf else tf_ref.Graph()).as_default() as g:
+            out = build(lib, lib.constant(TIES))
+            graphs[lib] = ([(n.name, n.op, sorted(n.attr)) for n in g.as_graph_def().node],
+                           [t.shape.as_list() for t in out], type(out).__name__)
+    assert graphs[tf] == graphs[tf1]
+    with tf.Graph().as_default():
+        x = tf.constant(TIES)
+        out = build(tf, x)
+        op = out.values.op
+        grad = tf.gradients(out.values * 2.0, x)[0]
+        with tf.Session() as sess:
+            values, indices, dx = sess.run([out.values, out.indices, grad])
+    axis = op.get_attr("reduction_dimension") % len(op.inputs[0].shape)
+    data = np.asarray(TIES).reshape(op.inputs[0].shape.as_list())
+    moved = np.moveaxis(data, axis, -1)
+    if op.get_attr("is_max_k"):
+        order = np.argsort(-moved, axis=-1, kind="stable")
+    else:
+        order = np.argsort(moved, axis=-1, kind="stable")
+    want_idx = np.moveaxis(order[..., :op.get_attr("k")], -1, axis)
+    np.testing.assert_array_equal(indices, want_idx)
+    np.testing.assert_array_equal(values, np.take_along_axis(data, want_idx, axis))
+    want_dx = np.zeros_like(data)
+    np.put_along_axis(want_dx, want_idx, 2.0, axis)
+    np.testing.assert_array_equal(dx.reshape(data.shape), want_dx)
