@@ -145,7 +145,9 @@ from graphcore.ops.math_ops import conj
 from graphcore.ops.sort_ops import argsort, sort
 from graphcore.ops.confusion_matrix import confusion_matrix
 from graphcore.ops.space_ops import *
-from graphcore.ops.nn_conv_ops import conv, conv2d_backprop_filter_v2, conv2d_backprop_input_v2
+from graphcore.ops.nn_conv_ops import (
+    conv, conv2d_backprop_filter_v2, conv2d_backprop_input_v2, extract_volume_patches,
+)
 from graphcore.ops.linalg_ops import (
     cholesky, cholesky_solve, cross, diag, diag_part, einsum, eye, matrix_band_part,
     matrix_determinant, matrix_diag, matrix_diag_part, matrix_inverse, matrix_set_diag,

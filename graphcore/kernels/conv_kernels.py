@@ -1,6 +1,7 @@
-"""CPU (numpy) kernels of the convolutions: Conv2D/Conv3D (im2col + one GEMM) and their
-input/filter backprops, DepthwiseConv2dNative and its backprops, Dilation2D (grayscale
-morphological dilation) and its backprops."""
+"""CPU (numpy) kernels of the convolutions: Conv2D/Conv3D and the generic Conv (im2col +
+one GEMM) and their input/filter backprops, ExtractVolumePatches (the im2col),
+DepthwiseConv2dNative and its backprops, Dilation2D (grayscale morphological dilation) and
+its backprops."""
 
 from __future__ import annotations
 
@@ -26,16 +27,22 @@ from graphcore.kernels.window import (
 # -- dense convolution (N spatial dims) --------------------------------------------------
 
 
+def im2col(x: np.ndarray, win: Window) -> np.ndarray:
+    """[N, *out, taps, C]: the input each window tap reads at every output position."""
+    xp = win.padded(x)
+    cols = np.empty((x.shape[0],) + win.out + (win.taps, x.shape[-1]), dtype=x.dtype)
+    for t, (_, index) in enumerate(win.tap_slices()):
+        cols[..., t, :] = xp[index]
+    return cols
+
+
 def conv_forward(x: np.ndarray, w: np.ndarray, win: Window) -> np.ndarray:
     """Channels-last conv of x [N, *S, C] with w [*K, C, CO] (im2col + one matmul)."""
     n, c, co = x.shape[0], w.shape[-2], w.shape[-1]
     dtype = np.result_type(x, w)
     if 0 in win.out or n == 0:
         return np.zeros((n,) + win.out + (co,), dtype=dtype)
-    xp = win.padded(x)
-    cols = np.empty((n,) + win.out + (win.taps, c), dtype=dtype)
-    for t, (_, index) in enumerate(win.tap_slices()):
-        cols[..., t, :] = xp[index]
+    cols = im2col(x.astype(dtype, copy=False), win)
     out = blas.matmul(cols.reshape(-1, win.taps * c), w.reshape(win.taps * c, co))
     return out.reshape((n,) + win.out + (co,))
 
@@ -204,6 +211,24 @@ def _generic_conv(ctx: KernelContext):
         win = attrs.window(x.shape, w.shape[:nd])
         y = from_channels_last(conv_forward(x, w.astype(work, copy=False), win), first)
         return (y.reshape(batch + y.shape[1:]).astype(out, copy=False),)
+
+    return compute
+
+
+@register_kernel("ExtractVolumePatches")
+def _extract_volume_patches(ctx: KernelContext):
+    attr = ctx.node_def.attr
+    ksizes = tuple(attr["ksizes"].list.i)
+    attrs = WindowAttrs(ctx, 3, ksize=ksizes)
+    if attrs.batch_channel_ksize != (1, 1) or attrs.batch_channel_strides != (1, 1):
+        raise invalid("Only support ksizes across planes, rows and columns.")
+
+    def compute(x):
+        x = np.asarray(x)
+        _check_rank(x, 5, "input")
+        win = attrs.window(x.shape)
+        cols = im2col(x, win)
+        return (cols.reshape(cols.shape[:4] + (-1,)),)
 
     return compute
 

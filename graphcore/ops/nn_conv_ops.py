@@ -1,5 +1,6 @@
 """Convolution ops (tf.nn): Conv2D/Conv3D with their input and filter backprops, Conv,
-DepthwiseConv2dNative with its backprops, Dilation2D with its backprops; and the wrappers
+DepthwiseConv2dNative with its backprops, Dilation2D with its backprops,
+ExtractVolumePatches (Conv3D's im2col); and the wrappers
 that build them as TF1 does (conv1d, conv2d, conv3d, the transposed convolutions,
 depthwise_conv2d_native, dilation2d, erosion2d)."""
 
@@ -129,6 +130,29 @@ op_registry.register_op("Conv").input("input: T").input("filter: T").output("out
     .attr("data_format: {'CHANNELS_FIRST', 'CHANNELS_LAST'} = 'CHANNELS_LAST'") \
     .attr("dilations: list(int) = []").attr("batch_dims: int = 1").attr("groups: int = 1") \
     .shape_fn(_generic_conv_shape)
+
+
+def _extract_volume_patches_shape(op: ops_lib.Operation) -> list:
+    ksizes, strides = list(op.get_attr("ksizes")), list(op.get_attr("strides"))
+    for name, values in (("ksizes", ksizes), ("strides", strides)):
+        if len(values) != 5:
+            raise ValueError(f"ExtractVolumePatches requires the {name} attribute to "
+                             f"contain 5 values, but got: {len(values)}")
+    if ksizes[0] != 1 or ksizes[4] != 1 or strides[0] != 1 or strides[4] != 1:
+        raise ValueError("ExtractVolumePatches is only supported across planes, rows and "
+                         "columns for now.")
+    dims = with_rank(op.inputs[0].shape, 5).as_list()
+    padding = op.get_attr("padding").decode()
+    out = [windowed_output_size(dims[a], ksizes[a], 1, strides[a], padding)
+           for a in (1, 2, 3)]
+    depth = None if dims[4] is None else ksizes[1] * ksizes[2] * ksizes[3] * dims[4]
+    return [shape_lib.TensorShape([dims[0]] + out + [depth])]
+
+
+op_registry.register_op("ExtractVolumePatches").input("input: T").output("patches: T") \
+    .attr("ksizes: list(int) >= 5").attr("strides: list(int) >= 5") \
+    .attr("T: realnumbertype").attr("padding: {'SAME', 'VALID'}") \
+    .shape_fn(_extract_volume_patches_shape)
 
 
 def _dilation2d_shape(op: ops_lib.Operation) -> list:
@@ -268,6 +292,13 @@ def conv(input: Any, filter: Any, strides: Any, padding: str,  # noqa: A002
                     padding=padding, explicit_paddings=list(explicit_paddings),
                     data_format=data_format, dilations=list(dilations),
                     batch_dims=batch_dims, groups=groups).outputs[0]
+
+
+def extract_volume_patches(input: Any, ksizes: Any, strides: Any, padding: str,  # noqa: A002
+                           name: str | None = None) -> ops_lib.Tensor:
+    """The [kp, kr, kc, C] patches of a 5-D ``input``, flattened into the depth."""
+    return apply_op("ExtractVolumePatches", name=name, input=input, ksizes=ksizes,
+                    strides=strides, padding=padding).outputs[0]
 
 
 def conv2d_backprop_filter_v2(input: Any, filter: Any, out_backprop: Any,  # noqa: A002

@@ -83,6 +83,10 @@ CASES = {
         x, f, [1, 1, 1, 1], [1, 2, 2, 1], "VALID"), [_n(2, 7, 7, 3), _n(2, 3, 3)]),
     "erosion2d": (lambda lib, x, f: lib.nn.erosion2d(x, f, [1, 1, 1, 1], [1, 1, 1, 1],
                                                      "SAME"), [_n(2, 6, 6, 3), _n(3, 2, 3)]),
+    "extract_volume_patches": (lambda lib, x: lib.extract_volume_patches(
+        x, [1, 2, 2, 2, 1], [1, 1, 2, 1, 1], "SAME"), [_n(2, 3, 5, 4, 2)]),
+    "extract_volume_patches_valid": (lambda lib, x: lib.extract_volume_patches(
+        x, [1, 1, 3, 2, 1], [1, 2, 2, 2, 1], "VALID", name="evp"), [_n(1, 4, 6, 5, 3)]),
     "max_pool1d": (lambda lib, x: lib.nn.max_pool1d(x, 3, 2, "SAME"), [_n(2, 9, 3)]),
     "max_pool2d": (lambda lib, x: lib.nn.max_pool2d(x, 2, 2, "VALID"), [_n(2, 6, 6, 3)]),
     "max_pool3d": (lambda lib, x: lib.nn.max_pool3d(x, 2, [1, 1, 2, 2, 1], "SAME"),
