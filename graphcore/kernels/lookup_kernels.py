@@ -25,21 +25,36 @@ class TableResource:
     tables that one initializer fills once."""
 
     def __init__(self, name: str, key_dtype: np.dtype, value_dtype: np.dtype,
-                 value_shape: tuple, initializable: bool):
+                 value_shape: tuple, initializable: bool, key_shape: tuple = ()):
         self.name, self.key_dtype, self.value_dtype = name, key_dtype, value_dtype
         self.value_shape, self.initializable = value_shape, initializable
+        self.key_shape = key_shape
         self.entries: dict = {}
         self.initialized = not initializable
         self.lock = threading.Lock()
 
+    def _key_batch_shape(self, keys: Any) -> tuple:
+        shape = np.shape(keys)
+        n = len(self.key_shape)
+        if shape[len(shape) - n:] != self.key_shape:
+            raise errors.InvalidArgumentError(
+                None, None, f"Expected key shape {_shape_text(self.key_shape)} in the last "
+                            f"dimensions of keys, got {_shape_text(shape)}")
+        return shape[:len(shape) - n]
+
     def _keys(self, keys: Any) -> list:
         arr = np.asarray(keys)
         if self.key_dtype == np.dtype(object):
-            return [k if isinstance(k, bytes) else str(k).encode() for k in arr.reshape(-1)]
-        return arr.astype(self.key_dtype, copy=False).reshape(-1).tolist()
+            flat = [k if isinstance(k, bytes) else str(k).encode() for k in arr.reshape(-1)]
+        else:
+            flat = arr.astype(self.key_dtype, copy=False).reshape(-1).tolist()
+        if not self.key_shape:
+            return flat
+        width = int(np.prod(self.key_shape))
+        return [tuple(flat[i:i + width]) for i in range(0, len(flat), width)]
 
     def _values(self, keys: Any, values: Any) -> np.ndarray:
-        keys_shape = np.shape(keys)
+        keys_shape = self._key_batch_shape(keys)
         values = np.asarray(values)
         expected = keys_shape + self.value_shape
         if values.shape != expected:
@@ -49,7 +64,7 @@ class TableResource:
         return values.reshape((-1,) + self.value_shape)
 
     def find(self, keys: Any, default: Any) -> np.ndarray:
-        keys_shape = np.shape(keys)
+        keys_shape = self._key_batch_shape(keys)
         default = np.asarray(default)
         per_key = default.shape == keys_shape + self.value_shape and default.shape != \
             self.value_shape
@@ -120,7 +135,7 @@ class TableResource:
     def export(self) -> tuple[np.ndarray, np.ndarray]:
         with self.lock:
             items = list(self.entries.items())
-        keys = np.empty(len(items), dtype=self.key_dtype)
+        keys = np.empty((len(items),) + self.key_shape, dtype=self.key_dtype)
         values = np.empty((len(items),) + self.value_shape, dtype=self.value_dtype)
         for i, (key, value) in enumerate(items):
             keys[i], values[i] = key, value
@@ -176,6 +191,91 @@ def _table_op(initializable: bool):
 register_kernel("HashTableV2")(_table_op(initializable=True))
 register_kernel("MutableHashTableV2")(_table_op(initializable=False))
 register_kernel("MutableHashTableOfTensorsV2")(_table_op(initializable=False))
+
+
+class DenseTableResource(TableResource):
+    """A MutableDenseHashTable: a mutable table whose ``empty_key`` and ``deleted_key``
+    cannot be keys, exporting all its buckets (empty ones hold ``empty_key``) as TF's
+    open-addressing table does; the bucket count doubles past the load factor."""
+
+    def __init__(self, name: str, key_dtype: np.dtype, value_dtype: np.dtype,
+                 value_shape: tuple, empty_key: np.ndarray, deleted_key: np.ndarray,
+                 num_buckets: int, max_load_factor: float):
+        super().__init__(name, key_dtype, value_dtype, value_shape, False,
+                         tuple(np.shape(empty_key)))
+        self.empty_key, self.deleted_key = np.asarray(empty_key), np.asarray(deleted_key)
+        self.num_buckets, self.max_load_factor = num_buckets, max_load_factor
+        self._reserved = {self._keys(self.empty_key)[0]: "empty_key",
+                          self._keys(self.deleted_key)[0]: "deleted_key"}
+
+    def _check_reserved(self, keys: Any) -> None:
+        for key in self._keys(keys):
+            if key in self._reserved:
+                raise errors.InvalidArgumentError(
+                    None, None, f"Using the {self._reserved[key]} as a table key is not "
+                                "allowed")
+
+    def insert(self, keys: Any, values: Any) -> None:
+        self._check_reserved(keys)
+        super().insert(keys, values)
+        with self.lock:
+            while len(self.entries) > self.max_load_factor * self.num_buckets:
+                self.num_buckets *= 2
+
+    def remove(self, keys: Any) -> None:
+        self._check_reserved(keys)
+        super().remove(keys)
+
+    def find(self, keys: Any, default: Any) -> np.ndarray:
+        self._check_reserved(keys)
+        return super().find(keys, default)
+
+    def export(self) -> tuple[np.ndarray, np.ndarray]:
+        keys, values = super().export()
+        with self.lock:
+            pad = max(self.num_buckets - len(keys), 0)
+        empty = np.broadcast_to(self.empty_key.astype(self.key_dtype),
+                                (pad,) + self.key_shape)
+        zeros = np.zeros((pad,) + self.value_shape, dtype=self.value_dtype)
+        return np.concatenate([keys, empty]), np.concatenate([values, zeros])
+
+
+@register_kernel("MutableDenseHashTableV2")
+def _dense_table_op(ctx: KernelContext):
+    attr = ctx.node_def.attr
+    container = attr["container"].s.decode()
+    shared = attr["shared_name"].s.decode()
+    if not shared and attr["use_node_name_sharing"].b:
+        shared = ctx.name
+    key_dtype = np.dtype(ctx.attr("key_dtype").as_numpy_dtype)
+    value_dtype = np.dtype(ctx.attr("value_dtype").as_numpy_dtype)
+    value_shape = tuple(d.size for d in attr["value_shape"].shape.dim)
+    buckets, load = attr["initial_num_buckets"].i, attr["max_load_factor"].f
+    node, store = ctx.name, ctx.resources
+    if buckets <= 0 or buckets & (buckets - 1):
+        raise errors.InvalidArgumentError(None, None,
+                                          "Number of buckets must be at least 1 and a power of 2")
+    if not 0 < load < 1:
+        raise errors.InvalidArgumentError(None, None, "max_load_factor must be between 0 and 1")
+
+    def compute(empty_key, deleted_key):
+        if np.shape(empty_key) != np.shape(deleted_key):
+            raise errors.InvalidArgumentError(
+                None, None, "Empty and deleted keys must have same shape, got shapes: "
+                            f"{_shape_text(np.shape(empty_key))} and "
+                            f"{_shape_text(np.shape(deleted_key))}")
+        if np.array_equal(empty_key, deleted_key):
+            raise errors.InvalidArgumentError(None, None,
+                                              "Empty and deleted keys cannot be equal")
+
+        def create(unique_id: int) -> DenseTableResource:
+            return DenseTableResource(shared or f"_{unique_id}_{node}", key_dtype,
+                                      value_dtype, value_shape, np.asarray(empty_key),
+                                      np.asarray(deleted_key), buckets, load)
+
+        return (store.resource(container, shared or f"{node}/_private_table", create),)
+
+    return compute
 
 
 @register_kernel("LookupTableFindV2")

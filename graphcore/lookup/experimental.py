@@ -1,4 +1,4 @@
-"""tf.lookup.experimental: the mutable hash table."""
+"""tf.lookup.experimental: the mutable hash tables."""
 
 # ruff: noqa: F401
-from graphcore.ops.lookup_ops import MutableHashTable
+from graphcore.ops.lookup_ops import DenseHashTable, MutableHashTable

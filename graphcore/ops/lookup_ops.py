@@ -34,8 +34,12 @@ def _register_table(op_type: str, *extra: str) -> None:
 
 def _find_shape(op: ops_lib.Operation) -> list:
     keys, default = op.inputs[1].shape, op.inputs[2].shape
-    if default.ndims == 0:
-        return [keys]
+    handle_op = op.inputs[0].op
+    key_rank = 0
+    if handle_op.type == "MutableDenseHashTableV2":
+        key_rank = handle_op.inputs[0].shape.ndims
+    if default.ndims == 0 and key_rank is not None and keys.ndims is not None:
+        return [keys[:keys.ndims - key_rank]]
     return [shape_lib.unknown_shape()]
 
 
@@ -47,6 +51,13 @@ _reg = op_registry.register_op
 _register_table("HashTableV2")
 _register_table("MutableHashTableV2")
 _register_table("MutableHashTableOfTensorsV2", "value_shape: shape = []")
+_reg("MutableDenseHashTableV2").input("empty_key: key_dtype") \
+    .input("deleted_key: key_dtype").output("table_handle: resource") \
+    .attr("container: string = ''").attr("shared_name: string = ''") \
+    .attr("use_node_name_sharing: bool = false").attr("key_dtype: type") \
+    .attr("value_dtype: type").attr("value_shape: shape = []") \
+    .attr("initial_num_buckets: int = 131072").attr("max_load_factor: float = 0.8") \
+    .stateful().shape_fn(common_shapes.scalar_shape)
 _reg("LookupTableFindV2").input("table_handle: resource").input("keys: Tin") \
     .input("default_value: Tout").output("values: Tout").attr("Tin: type") \
     .attr("Tout: type").stateful().shape_fn(_find_shape)
@@ -68,6 +79,7 @@ _reg("InitializeTableFromTextFileV2").input("table_handle: resource") \
     .attr("delimiter: string = '\\t'").attr("offset: int = 0").stateful() \
     .shape_fn(common_shapes.no_outputs)
 for _op_type in ("HashTableV2", "MutableHashTableV2", "MutableHashTableOfTensorsV2",
+                 "MutableDenseHashTableV2",
                  "LookupTableFindV2", "LookupTableImportV2", "LookupTableInsertV2",
                  "InitializeTableV2", "LookupTableRemoveV2", "LookupTableExportV2",
                  "LookupTableSizeV2", "InitializeTableFromTextFileV2"):
@@ -486,3 +498,61 @@ class MutableHashTable(LookupInterface):
                                         Tkeys=self._key_dtype,
                                         Tvalues=self._value_dtype).outputs
         return keys, values
+
+
+class DenseHashTable(MutableHashTable):
+    """A mutable table over TF's open-addressing MutableDenseHashTableV2: ``empty_key``
+    and ``deleted_key`` are reserved (never keys); ``export`` returns every bucket."""
+
+    def __init__(self, key_dtype: Any, value_dtype: Any, default_value: Any, empty_key: Any,
+                 deleted_key: Any, initial_num_buckets: int | None = None,
+                 name: str = "MutableDenseHashTable", checkpoint: bool = True,
+                 experimental_is_anonymous: bool = False):
+        if experimental_is_anonymous:
+            raise ValueError("experimental_is_anonymous tables are not supported in graph "
+                             "mode by graphcore")
+        self._default_value = convert_to_tensor(default_value, dtype=value_dtype,
+                                                name="default_value")
+        self._value_shape = self._default_value.shape
+        self._checkpoint, self._name = checkpoint, name
+        self._empty_key, self._deleted_key = empty_key, deleted_key
+        self._initial_num_buckets = initial_num_buckets
+        LookupInterface.__init__(self, key_dtype, value_dtype)
+        empty = convert_to_tensor(empty_key, dtype=self._key_dtype, name="empty_key")
+        deleted = convert_to_tensor(deleted_key, dtype=self._key_dtype, name="deleted_key")
+        attrs = {"shared_name": "", "use_node_name_sharing": checkpoint,
+                 "value_dtype": self._value_dtype, "value_shape": self._value_shape}
+        if initial_num_buckets is not None:
+            attrs["initial_num_buckets"] = initial_num_buckets
+        op = apply_op("MutableDenseHashTableV2", name=name, empty_key=empty,
+                      deleted_key=deleted, **attrs)
+        self._resource_handle = op.outputs[0]
+        self._table_name = op.name.split("/")[-1]
+
+    def lookup(self, keys: Any, name: str | None = None) -> ops_lib.Tensor:
+        with ops_lib.name_scope(name, f"{self.name}_lookup_table_find",
+                                [self.resource_handle, keys]):
+            keys = convert_to_tensor(keys, dtype=self._key_dtype, name="keys")
+            with ops_lib.colocate_with(self.resource_handle):
+                return apply_op("LookupTableFindV2", table_handle=self.resource_handle,
+                                keys=keys, default_value=self._default_value).outputs[0]
+
+    def insert_or_assign(self, keys: Any, values: Any,
+                         name: str | None = None) -> ops_lib.Operation:
+        return MutableHashTable.insert(self, keys, values, name=name)
+
+    def insert(self, keys: Any, values: Any, name: str | None = None) -> ops_lib.Operation:
+        return self.insert_or_assign(keys, values, name=name)
+
+    def erase(self, keys: Any, name: str | None = None) -> ops_lib.Operation:
+        keys = convert_to_tensor(keys, dtype=self._key_dtype, name="keys")
+        if keys.dtype != self._key_dtype:
+            raise TypeError(f"Signature mismatch. Keys must be dtype {self._key_dtype}, got "
+                            f"{keys.dtype}.")
+        with ops_lib.name_scope(name, f"{self.name}_lookup_table_remove",
+                                (self.resource_handle, keys, self._default_value)):
+            return apply_op("LookupTableRemoveV2", table_handle=self.resource_handle,
+                            keys=keys)
+
+    def remove(self, keys: Any, name: str | None = None) -> ops_lib.Operation:
+        return self.erase(keys, name=name)

@@ -136,7 +136,7 @@ _reg("RandomIndexShuffle").input("index: dtype").input("seed: Tseed") \
     .attr("Tseed: {int32, uint32, int64, uint64}").shape_fn(_index_shuffle_shape)
 for _op_type in ("RandomIndexShuffle", "StatelessRandomGetKeyCounter", "StatelessRandomBinomial",
                  "StatelessRandomPoisson", "StatelessParameterizedTruncatedNormal",
-                 "StatelessRandomGammaV3", "StatelessRandomUniformV2",
+                 "StatelessRandomUniformV2",
                  "StatelessRandomNormalV2", "StatelessTruncatedNormalV2",
                  "StatelessRandomUniformFullIntV2", "StatelessRandomUniformIntV2",
                  "StatelessShuffle"):

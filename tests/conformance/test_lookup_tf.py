@@ -113,6 +113,39 @@ def test_mutable_hash_table_matches_tf():
         np.testing.assert_array_equal(ours, theirs)
 
 
+def _dense(lib):
+    table = lib.lookup.experimental.DenseHashTable(lib.int64, lib.float32, -1.0, empty_key=0,
+                                                   deleted_key=-1, initial_num_buckets=4)
+    pairs = lib.lookup.experimental.DenseHashTable(
+        lib.int64, lib.int64, lib.constant(7, lib.int64), empty_key=[0, 0],
+        deleted_key=[-1, -1])
+    steps = [table.insert(lib.constant([5, 6, 7, 8], lib.int64), [0.5, 0.6, 0.7, 0.8]),
+             table.erase(lib.constant([6], lib.int64)),
+             pairs.insert_or_assign(lib.constant([[1, 2], [3, 4]], lib.int64),
+                                    lib.constant([12, 34], lib.int64))]
+    keys, values = table.export()
+    fetches = [table.lookup(lib.constant([5, 6, 9], lib.int64)), table.size(),
+               lib.size(keys), pairs.lookup(lib.constant([[3, 4], [1, 1]], lib.int64)),
+               pairs.size()]
+    return steps, fetches, table.lookup(lib.constant([0], lib.int64))
+
+
+def test_dense_hash_table_matches_tf():
+    results = []
+    for lib in (tf, tf1):
+        with lib.Graph().as_default():
+            steps, fetches, reserved = _dense(lib)
+            with lib.Session() as sess:
+                for step in steps:
+                    sess.run(step)
+                results.append(sess.run(fetches))
+                with pytest.raises(lib.errors.InvalidArgumentError,
+                                   match="Using the empty_key as a table key is not allowed"):
+                    sess.run(reserved)
+    for ours, theirs in zip(*results):
+        np.testing.assert_array_equal(ours, theirs)
+
+
 def _graph(lib, files):
     with lib.Graph().as_default() as g:
         table = lib.lookup.StaticHashTable(_text(lib, files), -1)
