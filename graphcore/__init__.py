@@ -117,6 +117,7 @@ from graphcore.framework.sparse_tensor import convert_to_tensor_or_sparse_tensor
 from graphcore.ops.accumulator_ops import (
     ConditionalAccumulator, ConditionalAccumulatorBase, SparseConditionalAccumulator,
 )
+from graphcore.ops.ragged_tensor import RaggedTensor
 from graphcore.ops.sequence_example_ops import parse_single_sequence_example
 from graphcore.ops.sets_ops import edit_distance
 from graphcore.ops.string_hash_ops import (

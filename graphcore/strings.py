@@ -18,6 +18,13 @@ from graphcore.ops.string_ops import string_join as join
 from graphcore.ops.string_ops import string_strip as strip
 from graphcore.ops.string_ops import string_to_hash_bucket_fast as to_hash_bucket_fast
 from graphcore.ops.string_ops import string_to_number as to_number
+from graphcore.ops.string_split_ops import string_bytes_split as bytes_split
 from graphcore.ops.string_split_ops import strings_split_v1 as split
 from graphcore.ops.string_split_ops import unsorted_segment_join
+from graphcore.ops.unicode_decode_ops import (
+    unicode_decode,
+    unicode_decode_with_offsets,
+    unicode_split,
+    unicode_split_with_offsets,
+)
 from graphcore.ops.unicode_ops import unicode_encode, unicode_transcode

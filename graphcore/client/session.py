@@ -18,6 +18,7 @@ from graphcore.framework import errors, session_stack
 from graphcore.framework import ops as ops_lib
 from graphcore.framework.indexed_slices import IndexedSlices, IndexedSlicesValue
 from graphcore.framework.sparse_tensor import SparseTensor, SparseTensorValue
+from graphcore.ops.ragged_tensor import RaggedTensor, RaggedTensorValue
 from graphcore.protobuf import config_pb2
 from graphcore.runtime import engines
 
@@ -62,6 +63,9 @@ class _FetchMapper:
         return lambda values: values[index]
 
     def _map(self, graph: ops_lib.Graph, fetch: Any) -> Callable[[list], Any]:
+        if isinstance(fetch, RaggedTensor):
+            parts = self._map(graph, [fetch.values, fetch.row_splits])
+            return lambda values: RaggedTensorValue(*parts(values))
         if isinstance(fetch, (SparseTensor, IndexedSlices)):
             return self._map_composite(graph, fetch)
         if isinstance(fetch, (list, tuple)) and not hasattr(fetch, "_as_graph_element"):

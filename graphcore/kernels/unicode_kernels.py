@@ -8,6 +8,7 @@ subparts as ICU) with a lone surrogate, which no valid decoded text contains; th
 from __future__ import annotations
 
 import codecs
+import threading
 
 import numpy as np
 
@@ -15,7 +16,16 @@ from graphcore.framework import errors
 from graphcore.kernels.registry import KernelContext, register_kernel
 
 _MARK = "\ud800"
-codecs.register_error("graphcore.unicode_mark", lambda exc: (_MARK, exc.end))
+# The byte spans of the invalid sequences the current thread's decode met, in order.
+_spans = threading.local()
+
+
+def _mark(exc: UnicodeDecodeError) -> tuple[str, int]:
+    getattr(_spans, "spans", []).append((exc.start, exc.end))
+    return _MARK, exc.end
+
+
+codecs.register_error("graphcore.unicode_mark", _mark)
 _PY_CODECS = {"UTF-8": "utf-8", "UTF-16-BE": "utf-16-be", "UTF-32-BE": "utf-32-be"}
 
 
@@ -95,5 +105,54 @@ def _unicode_encode(ctx: KernelContext):
                              "Code point is out of range for Unicode, or is a surrogate.")
                .encode(out_codec) for a, b in zip(splits, splits[1:])]
         return (np.array(out, dtype=object).reshape(len(out)),)
+
+    return compute
+
+
+def _decode_with_offsets(data: bytes, codec: str) -> tuple[str, list[int]]:
+    """The decoded text (invalid sequences marked) and each character's byte offset."""
+    _spans.spans = []
+    text = data.decode(codec, errors="graphcore.unicode_mark")
+    spans, offsets, pos = iter(_spans.spans), [], 0
+    for ch in text:
+        offsets.append(pos)
+        if ch == _MARK:
+            start, end = next(spans)
+            pos = end
+        else:
+            pos += len(ch.encode(codec, errors="surrogatepass"))
+    return text, offsets
+
+
+@register_kernel("UnicodeDecode")
+@register_kernel("UnicodeDecodeWithOffsets")
+def _unicode_decode(ctx: KernelContext):
+    policy = ctx.node_def.attr["errors"].s.decode()
+    replacement = ctx.node_def.attr["replacement_char"].i
+    if policy == "replace" and not _valid_code_point(replacement):
+        raise _invalid("replacement_char out of unicode codepoint range")
+    in_codec = _codec(ctx.node_def.attr["input_encoding"].s.decode())
+    control = ctx.node_def.attr["replace_control_characters"].b
+    with_offsets = ctx.op_type == "UnicodeDecodeWithOffsets"
+    splits_dtype = ctx.attr("Tsplits").as_numpy_dtype
+    mark = ord(_MARK)
+
+    def compute(x):
+        splits, chars, starts = [0], [], []
+        for s in np.asarray(x, dtype=object).reshape(-1):
+            text, offsets = _decode_with_offsets(bytes(s), in_codec)
+            for ch, offset in zip(text, offsets):
+                c = ord(ch)
+                if c == mark or (control and c < 0x20):
+                    if policy == "strict":
+                        raise _invalid("Invalid formatting on input string")
+                    if policy == "ignore":
+                        continue
+                    c = replacement
+                chars.append(c)
+                starts.append(offset)
+            splits.append(len(chars))
+        out = (np.asarray(splits, splits_dtype), np.asarray(chars, np.int32).reshape(-1))
+        return out + ((np.asarray(starts, np.int64).reshape(-1),) if with_offsets else ())
 
     return compute

@@ -17,8 +17,9 @@ from graphcore.framework.op_def_library import apply_op
 from graphcore.framework.sparse_tensor import SparseTensor
 from graphcore.framework.tensor_conversion import convert_to_tensor
 from graphcore.ops import array_ops, math_ops
+from graphcore.ops.ragged_tensor import RaggedTensor
 
-__all__ = ["string_split", "strings_split_v1", "unsorted_segment_join"]
+__all__ = ["string_bytes_split", "string_split", "strings_split_v1", "unsorted_segment_join"]
 
 _SPLIT_OUT = ("indices: int64", "values: string", "shape: int64")
 
@@ -93,8 +94,11 @@ def string_split(source: Any, sep: Any = None, skip_empty: bool = True, delimite
         if result_type == "SparseTensor":
             return sparse_result
         if result_type == "RaggedTensor":
-            raise NotImplementedError("graphcore has no RaggedTensor: use "
-                                      "result_type='SparseTensor'")
+            return _rows_of(sparse_result.indices.op.inputs[0],  # the split strings
+                            RaggedTensor.from_value_rowids(
+                                values=sparse_result.values,
+                                value_rowids=sparse_result.indices[:, 0],
+                                nrows=sparse_result.dense_shape[0], validate=False))
         raise ValueError("result_type must be 'RaggedTensor' or 'SparseTensor'.")
 
 
@@ -110,11 +114,10 @@ def strings_split_v1(input: Any = None, sep: Any = None, maxsplit: int = -1,  # 
         input = convert_to_tensor(input, dtype=dtypes_lib.string, name="input")  # noqa: A001
         if input.shape.rank == 0:
             input = array_ops.expand_dims(input, 0)  # noqa: A001
-        if result_type == "RaggedTensor":
-            raise NotImplementedError("graphcore has no RaggedTensor: use "
-                                      "result_type='SparseTensor'")
-        if result_type != "SparseTensor":
+        if result_type not in ("SparseTensor", "RaggedTensor"):
             raise ValueError("result_type must be 'RaggedTensor' or 'SparseTensor'.")
+        if result_type == "RaggedTensor":
+            return _split_v2_ragged(input, sep, maxsplit)
         if input.shape.rank == 1:
             return _string_split_v2_op(input, sep, maxsplit)
         # Higher ranks: split the flattened strings, then give each token the position of
@@ -126,6 +129,45 @@ def strings_split_v1(input: Any = None, sep: Any = None, maxsplit: int = -1,  # 
         dense_shape = array_ops.concat([array_ops.shape(input, out_type=dtypes_lib.int64),
                                         flat.dense_shape[1:]], axis=0)
         return SparseTensor(indices, flat.values, dense_shape)
+
+
+def _rows_of(input: ops_lib.Tensor, rt: RaggedTensor) -> RaggedTensor:  # noqa: A002
+    """``rt`` with as many rows as ``input`` has strings, statically when known (TF's)."""
+    n = input.shape.dims[0].value if input.shape.ndims else None
+    if n is not None:
+        rt.row_splits.set_shape([n + 1])
+    return rt
+
+
+def _split_v2_ragged(input: ops_lib.Tensor, sep: Any, maxsplit: int) -> RaggedTensor:  # noqa: A002
+    """TF's ragged string_split_v2 of a vector or higher-rank ``input``."""
+    rank = input.shape.ndims
+    if rank is not None and rank > 1:
+        rt = RaggedTensor.from_tensor(input, ragged_rank=rank - 1)
+        return rt.with_flat_values(_split_v2_ragged(rt.flat_values, sep, maxsplit))
+    sparse_result = _string_split_v2_op(input, sep, maxsplit)
+    return _rows_of(input, RaggedTensor.from_value_rowids(
+        values=sparse_result.values, value_rowids=sparse_result.indices[:, 0],
+        nrows=sparse_result.dense_shape[0], validate=False))
+
+
+def string_bytes_split(input: Any, name: str | None = None) -> Any:  # noqa: A002
+    """The bytes of each string as 1-byte strings: a vector for a scalar, else a
+    RaggedTensor one dimension deeper (StringSplit with an empty delimiter)."""
+    with ops_lib.name_scope(name, "StringsByteSplit", [input]):
+        input = convert_to_tensor(input, name="input")  # noqa: A001
+        rank = input.shape.ndims
+        if rank is None:
+            raise ValueError("input must have a statically-known rank.")
+        if rank == 0:
+            return string_bytes_split(array_ops.stack([input])).values
+        if rank == 1:
+            indices, values, shape = apply_op("StringSplit", input=input, delimiter="",
+                                              skip_empty=False).outputs
+            return _rows_of(input, RaggedTensor.from_value_rowids(
+                values=values, value_rowids=indices[:, 0], nrows=shape[0], validate=False))
+        rt = RaggedTensor.from_tensor(input, ragged_rank=rank - 1)
+        return rt.with_flat_values(string_bytes_split(rt.flat_values))
 
 
 def unsorted_segment_join(inputs: Any, segment_ids: Any, num_segments: Any,
