@@ -84,6 +84,42 @@ def test_errors_match_tf(ckpt, case):
     assert str(ours.value).split(" ")[:4] == str(theirs.value).split(" ")[:4]
 
 
+VOCAB_CASES = {
+    "rows": dict(shape=[5, 3], info=dict(new_vocab_size=4, num_oov_buckets=1)),
+    "rows_old_size": dict(shape=[4, 3], info=dict(new_vocab_size=4, num_oov_buckets=0,
+                                                  old_vocab_size=2)),
+    "cols": dict(shape=[3, 5], info=dict(new_vocab_size=4, num_oov_buckets=1, axis=1)),
+}
+
+
+@pytest.mark.parametrize("case", sorted(VOCAB_CASES))
+def test_warm_start_with_vocab_matches_tf(tmp_path, case):
+    (tmp_path / "old").write_text("a\nb\nc\n")
+    (tmp_path / "new").write_text("c\nz\na\nb\n")
+    spec = VOCAB_CASES[case]
+    axis = spec["info"].get("axis", 0)
+    old_shape = [3, 3]
+    old_value = np.arange(9, dtype=np.float32).reshape(old_shape) + 1
+    path = str(tmp_path / "model")
+    with gc.Graph().as_default():
+        gc.Variable(old_value if axis == 0 else old_value.T, name="m")
+        with gc.Session() as sess:
+            sess.run(gc.global_variables_initializer())
+            gc.train.Saver().save(sess, path)
+    results = []
+    for lib in (gc, tf1):
+        with lib.Graph().as_default():
+            m = lib.get_variable("m", spec["shape"], initializer=lib.zeros_initializer())
+            info = lib.train.VocabInfo(str(tmp_path / "new"), old_vocab=str(tmp_path / "old"),
+                                       backup_initializer=lib.ones_initializer(),
+                                       **spec["info"])
+            lib.train.warm_start(path, ["m"], var_name_to_vocab_info={"m": info})
+            with lib.Session() as sess:
+                sess.run(lib.global_variables_initializer())
+                results.append(sess.run(m))
+    np.testing.assert_array_equal(results[0], results[1])
+
+
 def test_cluster_def_is_tf_wire_compatible():
     ours = gc.train.ClusterDef(job=[gc.train.JobDef(name="ps", tasks={0: "a:1", 1: "b:2"})])
     theirs = tf1.train.ClusterDef.FromString(ours.SerializeToString())

@@ -54,5 +54,29 @@ def test_init_from_checkpoint_and_warm_start_replace_initializers(tmp_path):
             sess.run(tf.global_variables_initializer())
             for var in (a, r, c):
                 np.testing.assert_array_equal(sess.run(var), [1.0, 2.0])
-        with pytest.raises(NotImplementedError, match="vocabulary remapping"):
-            tf.train.warm_start(path, var_name_to_vocab_info={"a": object()})
+        with pytest.raises(ValueError, match="var_name_to_vocab_info that were not used"):
+            tf.train.warm_start(path, [a], var_name_to_prev_var_name={"a": "v"},
+                                var_name_to_vocab_info={
+                "nope": tf.train.VocabInfo("new", 2, 0, "old")})
+
+
+def test_warm_start_with_vocab_moves_rows_to_the_new_vocabulary(tmp_path):
+    (tmp_path / "old").write_text("a\nb\nc\n")
+    (tmp_path / "new").write_text("c\nz\na\n")
+    path = str(tmp_path / "model")
+    with tf.Graph().as_default():
+        tf.Variable(np.arange(6, dtype=np.float32).reshape(3, 2), name="emb")
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            tf.train.Saver().save(sess, path)
+    with tf.Graph().as_default():
+        emb = tf.get_variable("emb", [4, 2], initializer=tf.zeros_initializer())
+        info = tf.train.VocabInfo(str(tmp_path / "new"), 3, 1, str(tmp_path / "old"),
+                                  backup_initializer=tf.ones_initializer())
+        tf.train.warm_start(path, ["emb"], var_name_to_vocab_info={"emb": info})
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            # c (old row 2), z (new: backup), a (old row 0), then one OOV bucket.
+            np.testing.assert_array_equal(sess.run(emb), [[4, 5], [1, 1], [0, 1], [1, 1]])
+    with pytest.raises(ValueError, match="The only supported values for the axis argument"):
+        tf.train.VocabInfo("new", 3, 0, "old", axis=2)
