@@ -46,6 +46,7 @@ from graphcore.ops.image_color_ops import (
     yiq_to_rgb,
     yuv_to_rgb,
 )
+from graphcore.ops.image_nms_padded_ops import non_max_suppression_padded
 from graphcore.ops.image_ops import (
     central_crop,
     convert_image_dtype,

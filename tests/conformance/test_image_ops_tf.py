@@ -115,6 +115,13 @@ CASES.update({
     "non_max_suppression_with_scores_soft": lambda t, x, u: list(
         t.image.non_max_suppression_with_scores(NMS_BOXES, NMS_SCORES, 6, 1.0,
                                                 soft_nms_sigma=0.5)),
+    "non_max_suppression_padded": lambda t, x, u: list(t.image.non_max_suppression_padded(
+        t.constant(NMS_BOXES), NMS_SCORES, 4, 0.5, tile_size=4)),
+    "non_max_suppression_padded_batched": lambda t, x, u: list(
+        t.image.non_max_suppression_padded(
+            t.constant(np.stack([NMS_BOXES, NMS_BOXES[::-1]])),
+            np.stack([NMS_SCORES, NMS_SCORES]), 5, 0.4, score_threshold=0.4,
+            pad_to_max_output_size=True, tile_size=2)),
     "non_max_suppression_overlaps": lambda t, x, u: t.image.non_max_suppression_overlaps(
         np.array([[1, .7, .2], [.7, 1, .4], [.2, .4, 1]], np.float32),
         np.array([.5, .9, .8], np.float32), 3, 0.5),
@@ -171,8 +178,9 @@ def test_image_ops_match_tf(case):
     (ours, our_shapes, our_types), (theirs, their_shapes, their_types) = (
         _run(tf, case), _run(tf1, case))
     assert our_shapes == their_shapes
-    if not case.startswith("rot90"):
-        # rot90 ends in tf.case: a Merge here (TF1 control flow), an Identity of TF 2's If.
+    if not case.startswith(("rot90", "non_max_suppression_padded")):
+        # These end in control flow: TF1's Merge/Exit here, TF 2's If/While functions
+        # (Identity, PartitionedCall) in TF's graph mode.
         assert our_types == their_types
     for a, b in zip(ours, theirs):
         assert a.dtype == b.dtype
