@@ -154,21 +154,23 @@ def _max_pool_grad_kernel(nd: int, ksize_input: bool = False):
     return factory
 
 
-def _max_pool_grad_grad_kernel(nd: int):
+def _max_pool_grad_grad_kernel(nd: int, ksize_input: bool = False):
     def factory(ctx: KernelContext):
-        attrs = _pool_attrs(ctx, nd)
+        attrs = None if ksize_input else _pool_attrs(ctx, nd)
         out = out_dtype(ctx)
 
-        def compute(orig_input, orig_output, grad):
-            x = to_channels_last(np.asarray(orig_input), attrs.channels_first)
-            grad = to_channels_last(np.asarray(grad), attrs.channels_first)
+        def compute(orig_input, orig_output, grad, *window):
+            a = _pool_attrs(ctx, nd, int_tuple(window[0]), int_tuple(window[1])) \
+                if ksize_input else attrs
+            x = to_channels_last(np.asarray(orig_input), a.channels_first)
+            grad = to_channels_last(np.asarray(grad), a.channels_first)
             if grad.shape != x.shape:
                 raise invalid(f"input and grad must have the same shape: "
                               f"{shape_text(x.shape)} vs {shape_text(grad.shape)}")
-            win = attrs.window(x.shape)
+            win = a.window(x.shape)
             _, arg = max_pool_argmax(x, win)
             y = grad[_input_positions(arg, win)] if arg.size else np.zeros(arg.shape)
-            return (from_channels_last(y, attrs.channels_first).astype(out, copy=False),)
+            return (from_channels_last(y, a.channels_first).astype(out, copy=False),)
 
         return compute
 
@@ -207,6 +209,7 @@ register_kernel("MaxPoolGradV2")(_max_pool_grad_kernel(2, ksize_input=True))
 register_kernel("MaxPool3DGrad")(_max_pool_grad_kernel(3))
 register_kernel("MaxPoolGradGrad")(_max_pool_grad_grad_kernel(2))
 register_kernel("MaxPool3DGradGrad")(_max_pool_grad_grad_kernel(3))
+register_kernel("MaxPoolGradGradV2")(_max_pool_grad_grad_kernel(2, ksize_input=True))
 register_kernel("AvgPoolGrad")(_avg_pool_grad_kernel(2))
 register_kernel("AvgPool3DGrad")(_avg_pool_grad_kernel(3))
 

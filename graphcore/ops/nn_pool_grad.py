@@ -64,6 +64,15 @@ def _max_pool_v2_grad(op: ops_lib.Operation, grad: Any) -> Any:
                 data_format=op.get_attr("data_format")), None, None
 
 
+@RegisterGradient("MaxPoolGradV2")
+def _max_pool_grad_v2_grad(op: ops_lib.Operation, grad: Any) -> Any:
+    return (array_ops.zeros_like(op.inputs[0]), array_ops.zeros_like(op.inputs[1]),
+            _op1("MaxPoolGradGradV2", orig_input=op.inputs[0], orig_output=op.inputs[1],
+                 grad=grad, ksize=op.inputs[3], strides=op.inputs[4],
+                 padding=op.get_attr("padding"), data_format=op.get_attr("data_format")),
+            None, None)
+
+
 @RegisterGradient("MaxPoolWithArgmax")
 def _max_pool_with_argmax_grad(op: ops_lib.Operation, grad: Any, unused_argmax_grad: Any) -> Any:
     del unused_argmax_grad

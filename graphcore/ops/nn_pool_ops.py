@@ -109,6 +109,12 @@ op_registry.register_op("MaxPoolGradV2").input("orig_input: T").input("orig_outp
     .attr("T: realnumbertype = DT_FLOAT").shape_fn(unchanged_with_rank(0, 4))
 
 
+op_registry.register_op("MaxPoolGradGradV2").input("orig_input: T").input("orig_output: T") \
+    .input("grad: T").input("ksize: int32").input("strides: int32").output("output: T") \
+    .attr("padding: {'SAME', 'VALID'}").attr(_FORMAT_2D).attr("T: realnumbertype") \
+    .shape_fn(lambda op: [with_rank(op.inputs[1].shape, 4)])
+
+
 def _with_argmax_shape(op: ops_lib.Operation) -> list:
     shape = pool_shape(2)(op)[0]
     return [shape, shape]
