@@ -4,6 +4,7 @@
 from graphcore import nn_rnn_cell as rnn_cell
 from graphcore.ops.candidate_sampling_ops import *
 from graphcore.ops.candidate_sampling_ops import __all__ as _sampling_all
+from graphcore.ops.ctc_loss_dense import ctc_loss_v2
 from graphcore.ops.ctc_ops import *
 from graphcore.ops.ctc_ops import __all__ as _ctc_all
 from graphcore.ops.embedding_ops import (
@@ -45,5 +46,5 @@ __all__ += list(_activation_all) + list(_impl_all)
 __all__ += ["approx_max_k", "approx_min_k", "top_k"]
 __all__ += ["depth_to_space", "space_to_batch", "space_to_depth"]
 __all__ += ["fused_batch_norm", "local_response_normalization", "lrn"]
-__all__ += list(_ctc_all)
+__all__ += list(_ctc_all) + ["ctc_loss_v2"]
 __all__ += list(_sampling_all) + ["compute_average_loss", "scale_regularization_loss"]

@@ -1,5 +1,5 @@
-"""Reference tier: CTC (tf.nn.ctc_loss and its gradient, the greedy and beam-search
-decoders, collapse_repeated, ctc_unique_labels) against TensorFlow's compat.v1 graph mode:
+"""Reference tier: CTC (tf.nn.ctc_loss and its gradient, ctc_loss_v2 with sparse and dense
+labels, the greedy and beam-search decoders, collapse_repeated, ctc_unique_labels) against TensorFlow's compat.v1 graph mode:
 values, decoded SparseTensors, log probabilities, gradients, static shapes and errors."""
 
 import os
@@ -70,6 +70,15 @@ def _loss_and_grad(lib, x, **kwargs):
     return [loss, lib.gradients(loss * [1.0, 2.0, 0.5], x)[0]]
 
 
+DENSE = np.array([[1, 1, 3], [4, 0, 0], [2, 3, 0]], np.int32)
+DENSE_LENGTH = np.array([3, 1, 2], np.int32)
+
+
+def _loss_v2(lib, x, labels, **kwargs):
+    loss = lib.nn.ctc_loss_v2(labels, x, DENSE_LENGTH, SEQ_LEN, **kwargs)
+    return [loss, lib.gradients(loss * [1.0, 2.0, 0.5], x)[0]]
+
+
 CASES = {
     "loss": lambda lib, x: _loss_and_grad(lib, x),
     "loss_no_merge": lambda lib, x: _loss_and_grad(lib, x, ctc_merge_repeated=False),
@@ -94,6 +103,14 @@ CASES = {
                                                                 top_paths=5),
     "beam_empty_sequence": lambda lib, x: lib.nn.ctc_beam_search_decoder(x, [7, 0, 3],
                                                                          beam_width=3),
+    "loss_v2_sparse": lambda lib, x: _loss_v2(lib, x, _labels(lib), blank_index=-1),
+    "loss_v2_sparse_blank0": lambda lib, x: _loss_v2(
+        lib, x, _labels(lib, VALUES + 1), blank_index=0),
+    "loss_v2_dense": lambda lib, x: _loss_v2(lib, x, DENSE),
+    "loss_v2_dense_blank2_batch_major": lambda lib, x: _loss_v2(
+        lib, lib.transpose(x, [1, 0, 2]), DENSE, logits_time_major=False, blank_index=2),
+    "loss_v2_dense_unique": lambda lib, x: _loss_v2(
+        lib, x, DENSE, unique=lib.nn.ctc_unique_labels(DENSE)),
     "collapse_repeated": lambda lib, x: list(lib.nn.collapse_repeated(
         [[1, 1, 2, 2, 2, 0], [3, 3, 3, 1, 1, 1], [4, 0, 0, 4, 4, 5]], [6, 2, 5])),
     "ctc_unique_labels": lambda lib, x: lib.nn.ctc_unique_labels(
