@@ -81,6 +81,11 @@ from graphcore.ops.functional_ops import *
 from graphcore import compat
 from graphcore import debugging, manip, raw_ops, saved_model, version
 from graphcore.platform.tf_logging import get_logger
+from graphcore.framework.type_spec import (
+    IndexedSlicesSpec, NoneTensorSpec, SparseTensorSpec, TensorSpec, TypeSpec,
+    type_spec_from_value,
+)
+from graphcore.ops.tensor_array_ops import TensorArraySpec
 from graphcore.ops.state_ops import *
 from graphcore.ops.variables import *
 from graphcore.ops.resource_variable_ops import *

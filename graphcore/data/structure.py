@@ -1,38 +1,16 @@
-"""Element structures of tf.data: TensorSpec (a component's dtype and shape) nested in
-tuples, namedtuples and dicts; lists are tensors, as tf.data's nest has them."""
+"""Element structures of tf.data: TensorSpecs (:mod:`graphcore.framework.type_spec`: a
+component's dtype and shape) nested in tuples, namedtuples and dicts; lists are tensors, as
+tf.data's nest has them."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any
 
-from graphcore.framework import dtypes as dtypes_lib
-from graphcore.framework import tensor_shape as shape_lib
 from graphcore.framework.tensor import Tensor
+from graphcore.framework.type_spec import TensorSpec
 
 __all__ = ["HasStructure", "TensorSpec", "flatten", "map_structure", "pack"]
-
-
-class TensorSpec:
-    """The dtype and shape of one component of a dataset's elements."""
-
-    def __init__(self, shape: Any, dtype: Any = dtypes_lib.float32, name: str | None = None):
-        self.shape = shape_lib.as_shape(shape)
-        self.dtype = dtypes_lib.as_dtype(dtype)
-        self.name = name
-
-    def _key(self) -> tuple:
-        dims = None if self.shape.dims is None else tuple(self.shape.as_list())
-        return self.dtype, dims
-
-    def __eq__(self, other: Any) -> bool:
-        return isinstance(other, TensorSpec) and self._key() == other._key()
-
-    def __hash__(self) -> int:
-        return hash(self.dtype)
-
-    def __repr__(self) -> str:
-        return f"TensorSpec(shape={self.shape}, dtype={self.dtype!r}, name={self.name!r})"
 
 
 def flatten(structure: Any) -> list:

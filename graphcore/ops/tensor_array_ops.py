@@ -16,9 +16,10 @@ from graphcore.framework import ops as ops_lib
 from graphcore.framework import tensor_shape as shape_lib
 from graphcore.framework.op_def_library import apply_op
 from graphcore.framework.tensor_conversion import convert_to_tensor
+from graphcore.framework.type_spec import TypeSpec
 from graphcore.ops import array_ops, math_ops
 
-__all__ = ["TensorArray"]
+__all__ = ["TensorArray", "TensorArraySpec"]
 
 
 def _scalar_shape() -> shape_lib.TensorShape:
@@ -192,6 +193,11 @@ class TensorArray:
     flow = property(lambda self: self._flow, doc="The flow tensor ordering this array's ops.")
     dtype = property(lambda self: self._dtype, doc="The dtype of the elements.")
     handle = property(lambda self: self._handle, doc="The TensorArray resource handle.")
+    @property
+    def _type_spec(self) -> TensorArraySpec:
+        return TensorArraySpec(self.element_shape, self.dtype, self._dynamic_size,
+                               self._infer_shape)
+
     dynamic_size = property(lambda self: self._dynamic_size,
                             doc="Whether writes may grow the array past its size.")
 
@@ -361,3 +367,21 @@ def from_flows(structure_flat: list, flows: list) -> list:
     """TensorArrays rebuilt around ``flows`` where ``structure_flat`` held TensorArrays."""
     return [ta._with_flow(f) if isinstance(ta, TensorArray) else f
             for ta, f in zip(structure_flat, flows)]
+
+
+class TensorArraySpec(TypeSpec):
+    """A TensorArray's element shape and dtype, and whether it grows and infers shapes."""
+
+    def __init__(self, element_shape: Any = None, dtype: Any = dtypes_lib.float32,
+                 dynamic_size: bool = False, infer_shape: bool = True):
+        self._element_shape = shape_lib.as_shape(element_shape)
+        self._dtype = dtypes_lib.as_dtype(dtype)
+        self._dynamic_size = dynamic_size
+        self._infer_shape = infer_shape
+
+    @property
+    def value_type(self) -> type:
+        return TensorArray
+
+    def _serialize(self) -> tuple:
+        return self._element_shape, self._dtype, self._dynamic_size, self._infer_shape
