@@ -107,6 +107,7 @@ _load_modules(_ops_package, ("_ops", "_grad"))
 from graphcore.ops.gradients_impl import *
 from graphcore.ops.init_ops import *
 from graphcore.ops.variable_scope import *
+from graphcore.ops.partitioned_variables import *
 from graphcore import initializers
 from graphcore import random
 from graphcore import test

@@ -12,7 +12,7 @@ import numpy as np
 
 from graphcore.framework import errors
 from graphcore.kernels.registry import KernelContext, register_kernel
-from graphcore.lib.io import checkpoint_format, file_io
+from graphcore.lib.io import checkpoint_format, file_io, tensor_slice
 from graphcore.ops import io_ops  # noqa: F401 - the op registrations these kernels serve
 
 
@@ -52,14 +52,6 @@ def _validate(prefix: Any, tensor_names: Any, shape_and_slices: Any) -> tuple[st
     return _text(prefix.reshape(-1)[0]), _strings(names), _strings(slices)
 
 
-def _check_whole(names: list[str], slices: list[str], op: str) -> None:
-    for name, spec in zip(names, slices):
-        if spec:
-            raise errors.UnimplementedError(
-                None, None, f"{op}: shape_and_slices '{spec}' for tensor {name}: saving and "
-                            "restoring slices (partitioned variables) is not supported")
-
-
 @register_kernel("SaveV2")
 def _save_v2(ctx: KernelContext):
     dtypes = ctx.attr("dtypes")
@@ -69,11 +61,19 @@ def _save_v2(ctx: KernelContext):
         if len(names) != len(tensors):
             raise errors.InvalidArgumentError(
                 None, None, f"Got {len(names)} tensor names but {len(tensors)} tensors.")
-        _check_whole(names, slices, "SaveV2")
         writer = checkpoint_format.BundleWriter(path)
         try:
-            for name, dtype, value in zip(names, dtypes, tensors):
-                writer.add(name, value, dtype)
+            for name, spec, dtype, value in zip(names, slices, dtypes, tensors):
+                if not spec:
+                    writer.add(name, value, dtype)
+                    continue
+                full_shape, part = tensor_slice.parse_shape_and_slice(spec)
+                if tensor_slice.slice_shape(full_shape, part) != np.shape(value):
+                    raise errors.InvalidArgumentError(
+                        None, None, "Slice in shape_and_slice specification does not match "
+                                    f"the shape of the tensor to  save: {spec}, tensor: "
+                                    f"{_shape_text(np.shape(value))}")
+                writer.add_slice(name, full_shape, part, value, dtype)
         except OSError as e:
             writer.abort()
             raise checkpoint_format.os_error(e, f"Failed to write checkpoint {path}") from None
@@ -95,16 +95,24 @@ def _restore_v2(ctx: KernelContext):
         if len(names) != len(dtypes):
             raise errors.InvalidArgumentError(
                 None, None, f"Got {len(names)} tensor names but {len(dtypes)} dtypes.")
-        _check_whole(names, slices, "RestoreV2")
         reader = checkpoint_format.BundleReader(path)
         out = []
-        for name, dtype in zip(names, dtypes):
+        for name, spec, dtype in zip(names, slices, dtypes):
             stored = reader.dtype(name)
             if stored != dtype:
                 raise errors.InvalidArgumentError(
                     None, None, f"tensor_name = {name}; expected dtype {dtype.name} does not "
                                 f"equal original dtype {stored.name}")
-            out.append(reader.read(name))
+            if not spec:
+                out.append(reader.read(name))
+                continue
+            full_shape, part = tensor_slice.parse_shape_and_slice(spec)
+            if full_shape != reader.shape(name):
+                raise errors.InvalidArgumentError(
+                    None, None, f"tensor_name = {name}; shape in shape_and_slice spec "
+                                f"{_shape_text(full_shape)} does not match the shape stored "
+                                f"in checkpoint: {_shape_text(reader.shape(name))}")
+            out.append(reader.read_slice(name, part))
         return tuple(out)
 
     return compute

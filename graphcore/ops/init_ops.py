@@ -150,7 +150,9 @@ class VarianceScaling(Initializer):
     def __call__(self, shape, dtype=None, partition_info=None):
         dtype = dtypes_lib.as_dtype(dtype or self.dtype)
         shape = list(shape)
-        fan_in, fan_out = _compute_fans(shape)
+        # A shard's scale is the full variable's.
+        fan_in, fan_out = _compute_fans(shape if partition_info is None
+                                        else list(partition_info.full_shape))
         fan = {"fan_in": fan_in, "fan_out": fan_out, "fan_avg": (fan_in + fan_out) / 2.0}
         scale = self.scale / max(1.0, fan[self.mode])
         rnd = _random_ops()
@@ -213,7 +215,8 @@ class UniformUnitScaling(Initializer):
         dtype = dtypes_lib.as_dtype(dtype or self.dtype)
         shape = list(shape)
         input_size = 1.0
-        for dim in shape[:-1]:
+        scale_shape = shape if partition_info is None else list(partition_info.full_shape)
+        for dim in scale_shape[:-1]:
             input_size *= float(dim)
         input_size = max(input_size, 1.0)
         max_val = math.sqrt(3 / input_size) * self.factor

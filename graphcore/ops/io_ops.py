@@ -11,11 +11,12 @@ from typing import Any
 
 import numpy as np
 
-from graphcore.framework import common_shapes, op_registry
+from graphcore.framework import common_shapes, errors, op_registry
 from graphcore.framework import dtypes as dtypes_lib
 from graphcore.framework import ops as ops_lib
 from graphcore.framework import tensor_shape as shape_lib
 from graphcore.framework.op_def_library import apply_op
+from graphcore.lib.io import tensor_slice
 
 __all__ = [
     "merge_v2_checkpoints",
@@ -29,13 +30,13 @@ __all__ = [
 
 def _restore_v2_shape(op: ops_lib.Operation) -> list:
     """TF's shape fn: a restored tensor's shape is known only from a constant
-    ``shape_and_slices`` entry naming the full shape; "" leaves it unknown."""
+    ``shape_and_slices`` entry (the slice's shape); "" leaves it unknown."""
     n = len(op._outputs)
     shapes = [shape_lib.unknown_shape()] * n
     slices = _constant_strings(op._inputs[2])
     if slices is not None and len(slices) == n:
         for i, spec in enumerate(slices):
-            dims = _full_shape_of_spec(spec)
+            dims = _slice_shape_of_spec(spec) if spec else None
             if dims is not None:
                 shapes[i] = shape_lib.TensorShape(dims)
     return shapes
@@ -50,18 +51,13 @@ def _constant_strings(t: ops_lib.Tensor) -> list | None:
     return [v.decode() if isinstance(v, bytes) else str(v) for v in np.ravel(value)]
 
 
-def _full_shape_of_spec(spec: str) -> list | None:
-    """The shape of a "d0 d1 ... slice" spec whose slice covers the whole tensor."""
-    parts = spec.split()
-    if len(parts) < 2:
-        return None
+def _slice_shape_of_spec(spec: str) -> tuple | None:
+    """The shape of the slice a "d0 d1 ... slice" spec names (None for a bad spec)."""
     try:
-        dims = [int(d) for d in parts[:-1]]
-    except ValueError:
+        full_shape, part = tensor_slice.parse_shape_and_slice(spec)
+    except errors.InvalidArgumentError:
         return None
-    if all(extent == "-" for extent in parts[-1].split(":")):
-        return dims
-    return None
+    return tensor_slice.slice_shape(full_shape, part)
 
 
 op_registry.register_op("SaveV2").input("prefix: string").input("tensor_names: string") \

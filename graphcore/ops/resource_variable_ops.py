@@ -218,6 +218,7 @@ class ResourceVariable(variables.Variable):
         self._constraint = None
         self._caching_device = None
         self._cached_value = None
+        self._save_slice_info = variables._slice_info_from_def(variable_def, import_scope)
 
     def to_proto(self, export_scope: str | None = None) -> Any:
         vdef = super().to_proto(export_scope)

@@ -13,14 +13,15 @@ import enum
 import functools
 import threading
 import traceback
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from graphcore.framework import dtypes as dtypes_lib
 from graphcore.framework import ops as ops_lib
+from graphcore.framework import tensor_conversion
 from graphcore.framework import tensor_shape as shape_lib
-from graphcore.ops import init_ops
-from graphcore.ops.variables import Variable
+from graphcore.ops import array_ops, init_ops
+from graphcore.ops.variables import PartitionedVariable, SaveSliceInfo, Variable
 
 __all__ = ["AUTO_REUSE", "VariableScope", "get_local_variable", "get_variable",
            "get_variable_scope", "variable_scope", "variable_op_scope", "no_regularizer"]
@@ -98,6 +99,39 @@ class VariableScope:
     def _prefix(self) -> str:
         return self._name + "/" if self._name else ""
 
+    def _get_partitioned_variable(self, name: str | None, shape: Any = None, dtype: Any = None,
+                                  initializer: Any = None, regularizer: Any = None,
+                                  trainable: bool | None = None,
+                                  collections: list | None = None,
+                                  caching_device: Any = None, partitioner: Any = None,
+                                  validate_shape: bool = True, use_resource: Any = None,
+                                  constraint: Any = None) -> PartitionedVariable:
+        """A PartitionedVariable named ``<scope>/<name>`` (the scope's own name when
+        ``name`` is empty: ``create_partitioned_variables``)."""
+        initializer = initializer if initializer is not None else self._initializer
+        regularizer = regularizer if regularizer is not None else self._regularizer
+        constraint = constraint if constraint is not None else self._constraint
+        caching_device = caching_device if caching_device is not None else self._caching_device
+        partitioner = partitioner if partitioner is not None else self._partitioner
+        dtype = dtypes_lib.as_dtype(dtype) if dtype is not None else self._dtype
+        use_resource = use_resource if use_resource is not None else self._use_resource
+        if self._custom_getter is not None:
+            raise ValueError(
+                "Private access to _get_partitioned_variable is not allowed when a custom "
+                "getter is set.  Current custom getter: %s.  It is likely that you're using "
+                "create_partitioned_variables.  If so, consider instead using get_variable "
+                "with a non-empty partitioner parameter instead." % self._custom_getter)
+        if partitioner is None:
+            raise ValueError("No partitioner was specified")
+        full_name = "/".join(n for n in (self.name, name) if n)
+        with ops_lib.name_scope(None):
+            return _store()._get_partitioned_variable(
+                full_name, partitioner, shape=shape, dtype=dtype, initializer=initializer,
+                regularizer=regularizer, reuse=self.reuse, trainable=trainable,
+                collections=collections, caching_device=caching_device,
+                validate_shape=validate_shape, use_resource=use_resource,
+                constraint=constraint)
+
     def get_variable(self, name: str, shape: Any = None, dtype: Any = None,
                      initializer: Any = None, regularizer: Any = None, reuse: Any = None,
                      trainable: bool | None = None, collections: list | None = None,
@@ -128,11 +162,115 @@ class VariableScope:
             return getter(full_name, **kwargs2)
 
 
+class _PartitionInfo:
+    """Where the shard being initialized sits in the full variable: what initializers get
+    as ``partition_info`` (``full_shape``, ``var_offset``)."""
+
+    __slots__ = ["_full_shape", "_var_offset"]
+
+    def __init__(self, full_shape: list, var_offset: list):
+        for arg, value in (("full_shape", full_shape), ("var_offset", var_offset)):
+            if not isinstance(value, (list, tuple)):
+                raise TypeError(f"`{arg}` must be a sequence (like tuple or list) instead of "
+                                + type(value).__name__)
+        if len(var_offset) != len(full_shape):
+            raise ValueError(f"Expected equal length, but `var_offset` is of length "
+                             f"{len(var_offset)} while full_shape is of length "
+                             f"{len(full_shape)}.")
+        for offset, size in zip(var_offset, full_shape):
+            if offset < 0 or offset >= size:
+                raise ValueError(f"Expected 0 <= offset < shape but found offset={offset}, "
+                                 f"shape={size} for var_offset={var_offset}, "
+                                 f"full_shape={full_shape}")
+        self._full_shape = full_shape
+        self._var_offset = var_offset
+
+    @property
+    def full_shape(self) -> list:
+        return self._full_shape
+
+    @property
+    def var_offset(self) -> list:
+        return self._var_offset
+
+    def single_offset(self, shape: list) -> int:
+        """The offset along the one sliced dimension (0 when unsliced)."""
+        dim = self.single_slice_dim(shape)
+        return 0 if dim is None else self.var_offset[dim]
+
+    def single_slice_dim(self, shape: list) -> int | None:
+        """The one dimension where ``shape`` is smaller than the full shape, or None."""
+        if not isinstance(shape, (tuple, list)):
+            raise TypeError("`shape` must be a sequence (like tuple or list) instead of "
+                            + type(shape).__name__)
+        if len(shape) != len(self.full_shape):
+            raise ValueError(f"Expected equal length, but received shape={shape} of length "
+                             f"{len(shape)} while self.full_shape={self.full_shape} is of "
+                             f"length {len(self.full_shape)}.")
+        for i in range(len(shape)):
+            if self.var_offset[i] + shape[i] > self.full_shape[i]:
+                raise ValueError(f"With self.var_offset={self.var_offset}, a partition of "
+                                 f"shape={shape} would exceed self.full_shape="
+                                 f"{self.full_shape} in dimension {i}.")
+        slice_dim = None
+        for i in range(len(shape)):
+            if shape[i] == self.full_shape[i]:
+                continue
+            if slice_dim is not None:
+                raise ValueError(f"Cannot use single_slice_dim() with shape={shape} and "
+                                 f"self.full_shape={self.full_shape} since slice dim could "
+                                 f"be either dimension {i} or {slice_dim}.")
+            slice_dim = i
+        return slice_dim
+
+
+def _call_partitioner(partitioner: Any, shape: shape_lib.TensorShape, dtype: Any) -> list:
+    """The partitioner's shard counts per axis, checked as TF checks them."""
+    if not shape.is_fully_defined():
+        raise ValueError("Shape of a new partitioned variable must be fully defined, but "
+                         f"instead was {shape}.")
+    if shape.ndims < 1:
+        raise ValueError(f"A partitioned Variable must have rank at least 1, shape: {shape}")
+    slicing = partitioner(shape=shape, dtype=dtype)
+    if not isinstance(slicing, Sequence):
+        raise ValueError(f"Partitioner must return a sequence, but saw: {slicing}")
+    if len(slicing) != shape.ndims:
+        raise ValueError("Partitioner returned a partition list that does not match the "
+                         f"Variable's rank: {slicing} vs. {shape}")
+    if any(p < 1 for p in slicing):
+        raise ValueError(f"Partitioner returned zero partitions for some axes: {slicing}")
+    if sum(p > 1 for p in slicing) > 1:
+        raise ValueError("Can only slice a variable along one dimension: shape: "
+                         f"{shape}, partitioning: {slicing}")
+    return slicing
+
+
+def _slice_dim_and_num_slices(slicing: list) -> tuple[int, int]:
+    for slice_dim, num_slices in enumerate(slicing):
+        if num_slices > 1:
+            return slice_dim, num_slices
+    return 0, 1
+
+
+def _iter_slices(full_shape: list, num_slices: int, slice_dim: int) -> Iterator[tuple]:
+    """(offset, shape) of each shard: the first ``size % num_slices`` one larger."""
+    num_slices_with_excess = full_shape[slice_dim] % num_slices
+    offset = [0] * len(full_shape)
+    min_slice_len = full_shape[slice_dim] // num_slices
+    for i in range(num_slices):
+        shape = full_shape[:]
+        shape[slice_dim] = min_slice_len + bool(i < num_slices_with_excess)
+        yield offset[:], shape
+        offset[slice_dim] += shape[slice_dim]
+
+
 class _VariableStore:
-    """Variables created by ``get_variable`` in one graph, by full name."""
+    """Variables created by ``get_variable`` in one graph, by full name (and the
+    partitioned ones, whose shards are ``<name>/part_<i>`` among the variables)."""
 
     def __init__(self) -> None:
         self.vars: dict[str, Any] = {}
+        self.partitioned_vars: dict[str, PartitionedVariable] = {}
         self.scope_counts: dict[str, int] = {}
         self.lock = threading.RLock()
         self.current = VariableScope(False)
@@ -143,8 +281,119 @@ class _VariableStore:
                      caching_device: Any = None, partitioner: Any = None,
                      validate_shape: bool = True, use_resource: Any = None,
                      constraint: Any = None) -> Any:
-        if partitioner is not None:
-            raise NotImplementedError("partitioned variables are not supported yet")
+        is_scalar = shape is not None and isinstance(shape, Sequence) and not shape
+        if partitioner is not None and not is_scalar:
+            if not callable(partitioner):
+                raise ValueError(f"Partitioner must be callable, but received: {partitioner}")
+            with ops_lib.name_scope(None):
+                return self._get_partitioned_variable(
+                    name, partitioner, shape=shape, dtype=dtype, initializer=initializer,
+                    regularizer=regularizer, reuse=reuse, trainable=trainable,
+                    collections=collections, caching_device=caching_device,
+                    validate_shape=validate_shape, use_resource=use_resource,
+                    constraint=constraint)
+        return self._get_single_variable(
+            name, shape=shape, dtype=dtype, initializer=initializer, regularizer=regularizer,
+            reuse=reuse, trainable=trainable, collections=collections,
+            caching_device=caching_device, validate_shape=validate_shape,
+            use_resource=use_resource, constraint=constraint)
+
+    def _get_partitioned_variable(self, name: str, partitioner: Any, shape: Any = None,
+                                  dtype: Any = dtypes_lib.float32, initializer: Any = None,
+                                  regularizer: Any = None, reuse: Any = None,
+                                  trainable: bool | None = None,
+                                  collections: list | None = None,
+                                  caching_device: Any = None, validate_shape: bool = True,
+                                  use_resource: Any = None,
+                                  constraint: Any = None) -> PartitionedVariable:
+        """The shards ``<name>/part_<i>`` of a variable, each a variable of its own with
+        its slice of the full initial value and its SaveSliceInfo."""
+        dtype = dtypes_lib.as_dtype(dtype)
+        from_tensor = isinstance(initializer, ops_lib.Tensor)
+        if name in self.vars:
+            raise ValueError(
+                "A partitioner was provided, but an unpartitioned version of the variable "
+                f"was found: {name}.  Perhaps a variable of the same name was already "
+                "created without partitioning?")
+        shape = shape_lib.as_shape(shape)
+        if from_tensor:
+            shape = shape.merge_with(initializer.get_shape())
+        partitions = None
+        if not reuse or partitioner:
+            partitions = _call_partitioner(partitioner, shape, dtype)
+        existing = self.partitioned_vars.get(name)
+        if existing is not None:
+            if reuse is False or reuse is None:
+                raise ValueError(f"Partitioned variable with name {name} already exists. Did "
+                                 "you mean to set reuse=True or reuse=tf.AUTO_REUSE in "
+                                 "VarScope?")
+            if not shape.is_compatible_with(existing.get_shape()):
+                raise ValueError(f"Trying to reuse partitioned variable {name}, but specified "
+                                 f"shape {shape} and found shape {existing.get_shape()}.")
+            if not dtype.is_compatible_with(existing.dtype):
+                raise ValueError(f"Trying to reuse partitioned variable {name}, but specified "
+                                 f"dtype {dtype.name} and found dtype "
+                                 f"{existing.dtype.name}.")
+            if partitions is not None and existing._get_partitions() != partitions:
+                raise ValueError(f"Trying to reuse partitioned variable {name}, but specified "
+                                 f"partitions {partitions} and found partitions "
+                                 f"{existing._get_partitions()}.")
+            return existing
+        if reuse is True:
+            raise ValueError(f"PartitionedVariable {name} does not exist, or was not created "
+                             "with tf.get_variable(). Did you mean to set reuse=False or "
+                             "reuse=tf.AUTO_REUSE in VarScope?")
+        slice_dim, num_slices = _slice_dim_and_num_slices(partitions)
+        if f"{name}/part_0" in self.vars:
+            if f"{name}/part_{num_slices - 1}" not in self.vars:
+                raise ValueError(
+                    "Partitioner returned a different partitioning than what was already "
+                    f"found.  Partitioner returned {num_slices} shards, and shard "
+                    f"{name}/part_0 was found, but {name}/part_{num_slices - 1} was not.")
+            if f"{name}/part_{num_slices}" in self.vars:
+                raise ValueError(
+                    "Partitioner returned a different partitioning than what was already "
+                    f"found.  Partitioner returned {num_slices} shards, and shard "
+                    f"{name}/part_0 was found, but so was the extra shard "
+                    f"{name}/part_{num_slices}.")
+        full_shape = shape.as_list()
+        shards = []
+        for i, (var_offset, var_shape) in enumerate(_iter_slices(full_shape, num_slices,
+                                                                 slice_dim)):
+            partition_info = _PartitionInfo(full_shape=full_shape, var_offset=var_offset)
+            var_full_name = f"{name}/part_{i}"
+            with ops_lib.name_scope(var_full_name + "/PartitionedInitializer"):
+                if initializer is None or callable(initializer):
+                    init, init_shape = initializer, var_shape
+                elif from_tensor:
+                    init = array_ops.slice(initializer, var_offset, var_shape)
+                    dtype = init.dtype.base_dtype
+                    init_shape = None
+                else:
+                    init = tensor_conversion.convert_to_tensor(initializer, dtype=dtype)
+                    init = array_ops.slice(init, var_offset, var_shape)
+                    init_shape = None
+            with ops_lib.name_scope(None):
+                var = self._get_single_variable(
+                    var_full_name, shape=init_shape, dtype=dtype, initializer=init,
+                    partition_info=partition_info, regularizer=regularizer, reuse=reuse,
+                    trainable=trainable, collections=collections,
+                    caching_device=caching_device, validate_shape=validate_shape,
+                    use_resource=use_resource, constraint=constraint)
+            var._set_save_slice_info(SaveSliceInfo(name, full_shape, var_offset, var_shape))
+            shards.append(var)
+        partitioned = PartitionedVariable(name=name, shape=shape, dtype=dtype,
+                                          variable_list=shards, partitions=partitions)
+        self.partitioned_vars[name] = partitioned
+        return partitioned
+
+    def _get_single_variable(self, name: str, shape: Any = None,
+                             dtype: Any = dtypes_lib.float32, initializer: Any = None,
+                             regularizer: Any = None, partition_info: Any = None,
+                             reuse: Any = None, trainable: bool | None = None,
+                             collections: list | None = None, caching_device: Any = None,
+                             validate_shape: bool = True, use_resource: Any = None,
+                             constraint: Any = None) -> Any:
         dtype = dtypes_lib.as_dtype(dtype)
         shape = shape_lib.as_shape(shape) if shape is not None else None
         with self.lock:
@@ -167,7 +416,8 @@ class _VariableStore:
                                  "tf.get_variable(). Did you mean to set reuse=tf.AUTO_REUSE "
                                  "in VarScope?")
             var = self._create(name, shape, dtype, initializer, trainable, collections,
-                               caching_device, validate_shape, constraint, use_resource)
+                               caching_device, validate_shape, constraint, use_resource,
+                               partition_info)
             self.vars[name] = var
         if regularizer is not None:
             with ops_lib.name_scope(name + "/Regularizer/"):
@@ -178,7 +428,8 @@ class _VariableStore:
 
     def _create(self, name: str, shape: Any, dtype: dtypes_lib.DType, initializer: Any,
                 trainable: bool | None, collections: list | None, caching_device: Any,
-                validate_shape: bool, constraint: Any, use_resource: Any) -> Variable:
+                validate_shape: bool, constraint: Any, use_resource: Any,
+                partition_info: _PartitionInfo | None) -> Variable:
         if initializer is None:
             if dtype.is_floating:
                 initializer = init_ops.glorot_uniform_initializer()
@@ -194,7 +445,7 @@ class _VariableStore:
                 raise ValueError(f"Shape of a new variable ({name}) must be fully defined, but "
                                  f"instead was {shape}.")
             init_val = functools.partial(initializer, shape.as_list(), dtype=dtype,
-                                         partition_info=None)
+                                         partition_info=partition_info)
             variable_dtype = dtype
         else:
             init_val = initializer
@@ -256,6 +507,21 @@ def get_variable(name: str, shape: Any = None, dtype: Any = None, initializer: A
         trainable=trainable, collections=collections, caching_device=caching_device,
         partitioner=partitioner, validate_shape=validate_shape, use_resource=use_resource,
         custom_getter=custom_getter, constraint=constraint, **kwargs)
+
+
+def _get_partitioned_variable(name: str | None, shape: Any = None, dtype: Any = None,
+                              initializer: Any = None, regularizer: Any = None,
+                              trainable: bool = True, collections: list | None = None,
+                              caching_device: Any = None, partitioner: Any = None,
+                              validate_shape: bool = True, use_resource: Any = None,
+                              constraint: Any = None) -> PartitionedVariable:
+    """A PartitionedVariable in the current variable scope (TF's private helper of
+    ``create_partitioned_variables``)."""
+    return get_variable_scope()._get_partitioned_variable(
+        name, shape=shape, dtype=dtype, initializer=initializer, regularizer=regularizer,
+        trainable=trainable, collections=collections, caching_device=caching_device,
+        partitioner=partitioner, validate_shape=validate_shape, use_resource=use_resource,
+        constraint=constraint)
 
 
 def get_local_variable(name: str, shape: Any = None, dtype: Any = None,

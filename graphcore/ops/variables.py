@@ -114,6 +114,7 @@ class Variable:
         self._constraint = constraint
         self._trainable = trainable
         self._caching_device = caching_device
+        self._save_slice_info: SaveSliceInfo | None = None
         collections = _collections_for(collections, trainable)
         graph = ops_lib.get_default_graph()
         # As TF's init_scope: a variable made in a while loop or cond (an RNN cell's
@@ -185,6 +186,7 @@ class Variable:
         self._trainable = variable_def.trainable
         self._constraint = None
         self._caching_device = None
+        self._save_slice_info = _slice_info_from_def(variable_def, import_scope)
 
     def to_proto(self, export_scope: str | None = None) -> Any:
         """This variable's VariableDef (names relative to ``export_scope``)."""
@@ -202,7 +204,18 @@ class Variable:
             trainable=self._trainable)
         if self._initial_value is not None:
             vdef.initial_value_name = strip(self._initial_value.name)
+        if self._save_slice_info is not None:
+            slice_def = self._save_slice_info.to_proto(export_scope)
+            if slice_def is not None:
+                vdef.save_slice_info_def.MergeFrom(slice_def)
         return vdef
+
+    # -- slices of a partitioned variable -------------------------------------------------
+    def _set_save_slice_info(self, save_slice_info: SaveSliceInfo) -> None:
+        self._save_slice_info = save_slice_info
+
+    def _get_save_slice_info(self) -> SaveSliceInfo | None:
+        return self._save_slice_info
 
     @staticmethod
     def from_proto(variable_def: Any, import_scope: str | None = None) -> Variable:
@@ -350,6 +363,186 @@ Variable._overload_all_operators()
 RefVariable = Variable
 
 
+class SaveSliceInfo:
+    """Where a variable sits in the full variable it is a slice (shard) of:
+    ``full_name``, ``full_shape``, ``var_offset``, ``var_shape`` (TF's
+    ``Variable.SaveSliceInfo``); ``spec`` is the Saver's ``shape_and_slices`` string."""
+
+    def __init__(self, full_name: str | None = None, full_shape: list | None = None,
+                 var_offset: list | None = None, var_shape: list | None = None,
+                 save_slice_info_def: Any = None, import_scope: str | None = None):
+        if save_slice_info_def:
+            self.full_name = (f"{import_scope}/{save_slice_info_def.full_name}"
+                              if import_scope else save_slice_info_def.full_name)
+            self.full_shape = list(save_slice_info_def.full_shape)
+            self.var_offset = list(save_slice_info_def.var_offset)
+            self.var_shape = list(save_slice_info_def.var_shape)
+        else:
+            self.full_name = full_name
+            self.full_shape = full_shape
+            self.var_offset = var_offset
+            self.var_shape = var_shape
+
+    @property
+    def spec(self) -> str:
+        """``"<full shape> off,len:off,len"``, e.g. ``"7 3 3,2:0,3"``."""
+        full_shape = " ".join(f"{d:d}" for d in self.full_shape) + " "
+        return full_shape + ":".join(f"{o:d},{s:d}"
+                                     for o, s in zip(self.var_offset, self.var_shape))
+
+    def to_proto(self, export_scope: str | None = None) -> Any:
+        """A SaveSliceInfoDef, or None when the full variable is outside ``export_scope``."""
+        from graphcore.protobuf import variable_pb2
+
+        if export_scope is not None and not self.full_name.startswith(export_scope):
+            return None
+        full_name = self.full_name
+        if export_scope and full_name.startswith(export_scope + "/"):
+            full_name = full_name[len(export_scope) + 1:]
+        return variable_pb2.SaveSliceInfoDef(
+            full_name=full_name,
+            full_shape=self.full_shape, var_offset=self.var_offset, var_shape=self.var_shape)
+
+
+Variable.SaveSliceInfo = SaveSliceInfo
+
+
+def _slice_info_from_def(variable_def: Any, import_scope: str | None) -> SaveSliceInfo | None:
+    if not variable_def.HasField("save_slice_info_def"):
+        return None
+    return SaveSliceInfo(save_slice_info_def=variable_def.save_slice_info_def,
+                         import_scope=import_scope)
+
+
+class PartitionedVariable:
+    """The shards of one variable split along one axis (what ``get_variable`` with a
+    ``partitioner`` returns): iterates over the shards in offset order, converts to
+    their concatenation (``<name>/ConcatPartitions/concat``), assigns by splitting."""
+
+    def __init__(self, name: str, shape: Any, dtype: Any, variable_list: list,
+                 partitions: list):
+        if not isinstance(variable_list, (list, tuple)):
+            raise TypeError(f"variable_list is not a list or tuple: {variable_list}")
+        if not isinstance(partitions, (list, tuple)):
+            raise TypeError(f"partitions is not a list or tuple: {partitions}")
+        if not all(p >= 1 for p in partitions):
+            raise ValueError(f"partition values must be positive: {partitions}")
+        if not variable_list:
+            raise ValueError("variable_list may not be empty")
+        for v in variable_list:
+            if not all(v._get_save_slice_info() is not None for v in variable_list):
+                raise ValueError("All variables must have a save_slice_info available: "
+                                 f"{[v.name for v in variable_list]}")
+            if len(shape) != len(partitions):
+                raise ValueError(f"len(shape) != len(partitions): {shape} vs. {partitions}")
+            if v._get_save_slice_info().full_shape != shape:
+                raise ValueError(f"All variables' full shapes must match shape: {shape}; but "
+                                 f"full shapes were: {[v._get_save_slice_info().full_shape]}")
+        self._variable_list = sorted(variable_list,
+                                     key=lambda v: v._get_save_slice_info().var_offset)
+        self._name = name
+        self._shape = shape
+        self._dtype = dtype
+        self._partitions = partitions
+
+    def __iter__(self):
+        return iter(self._variable_list)
+
+    def __len__(self) -> int:
+        axes = self._partition_axes()
+        if len(axes) > 1:
+            raise ValueError(f"Cannot get a length for {len(axes)} > 1 partition axes")
+        return len(self._variable_list)
+
+    def _partition_axes(self) -> list[int]:
+        if all(p == 1 for p in self._partitions):
+            return [0]
+        return [i for i, p in enumerate(self._partitions) if p > 1]
+
+    def _concat(self) -> ops_lib.Tensor:
+        """The full value: an Identity named as the variable over a ConcatV2 of the
+        shards (or over the only shard)."""
+        if len(self._variable_list) == 1:
+            with ops_lib.name_scope(None):
+                return array_ops.identity(self._variable_list[0], name=self._name)
+        axes = self._partition_axes()
+        if len(axes) > 1:
+            raise NotImplementedError(
+                f"Cannot concatenate along more than one dimension: {axes}.  Multi-axis "
+                "partition concat is not supported")
+        with ops_lib.name_scope(self._name + "/ConcatPartitions/"):
+            concatenated = array_ops.concat(self._variable_list, axes[0])
+        with ops_lib.name_scope(None):
+            return array_ops.identity(concatenated, name=self._name)
+
+    def as_tensor(self) -> ops_lib.Tensor:
+        """The concatenated value, outside the caller's control dependencies."""
+        with ops_lib.control_dependencies(None):
+            return self._concat()
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    @property
+    def dtype(self) -> dtypes_lib.DType:
+        return self._dtype
+
+    @property
+    def shape(self) -> shape_lib.TensorShape:
+        return self.get_shape()
+
+    def get_shape(self) -> shape_lib.TensorShape:
+        return self._shape
+
+    def _get_variable_list(self) -> list:
+        return self._variable_list
+
+    def _get_partitions(self) -> list:
+        return self._partitions
+
+    def _apply_assign_fn(self, assign_fn: Any, value: Any) -> list:
+        axes = self._partition_axes()
+        if len(axes) > 1:
+            raise NotImplementedError(
+                f"Cannot do assign action along more than one dimension: {axes}.  "
+                "Multi-axis partition assign action is not supported ")
+        if isinstance(value, list):
+            if len(value) != len(self._variable_list):
+                raise ValueError(f"Expected {len(self._variable_list)} values, one per "
+                                 f"partition, got {len(value)}")
+            values = value
+        elif isinstance(value, PartitionedVariable):
+            values = list(value)
+        else:
+            sizes = [shape_lib.dimension_value(v.shape[axes[0]]) for v in self._variable_list]
+            values = array_ops.split(value, sizes, axis=axes[0])
+        return [assign_fn(v, values[i]) for i, v in enumerate(self._variable_list)]
+
+    def _assign_with(self, method: str, value: Any, use_locking: bool, name: str | None,
+                     read_value: bool) -> list:
+        assigns = self._apply_assign_fn(
+            lambda var, part: getattr(var, method)(part, use_locking=use_locking, name=name,
+                                                   read_value=read_value), value)
+        return assigns if read_value else [getattr(a, "op", a) for a in assigns]
+
+    def assign(self, value: Any, use_locking: bool = False, name: str | None = None,
+               read_value: bool = True) -> list:
+        return self._assign_with("assign", value, use_locking, name, read_value)
+
+    def assign_add(self, value: Any, use_locking: bool = False, name: str | None = None,
+                   read_value: bool = True) -> list:
+        return self._assign_with("assign_add", value, use_locking, name, read_value)
+
+    def assign_sub(self, value: Any, use_locking: bool = False, name: str | None = None,
+                   read_value: bool = True) -> list:
+        return self._assign_with("assign_sub", value, use_locking, name, read_value)
+
+    def __repr__(self) -> str:
+        return (f"<tf.PartitionedVariable '{self._name}' shape={self._shape} "
+                f"dtype={self._dtype.name} partitions={self._partitions}>")
+
+
 def _variable_conversion(v: Variable, dtype: Any = None, name: str | None = None,
                          as_ref: bool = False) -> ops_lib.Tensor:
     if dtype is not None and not dtypes_lib.as_dtype(dtype).is_compatible_with(v.dtype):
@@ -359,6 +552,22 @@ def _variable_conversion(v: Variable, dtype: Any = None, name: str | None = None
 
 
 tensor_conversion.register_tensor_conversion_function(Variable, _variable_conversion, 0)
+
+
+def _partitioned_conversion(v: PartitionedVariable, dtype: Any = None, name: str | None = None,
+                            as_ref: bool = False) -> ops_lib.Tensor:
+    del name
+    if dtype is not None and not dtypes_lib.as_dtype(dtype).is_compatible_with(v.dtype):
+        raise ValueError(f"Incompatible type conversion requested to type '{dtype.name}' for "
+                         f"variable of type '{v.dtype.name}'")
+    if as_ref:
+        raise NotImplementedError(
+            "PartitionedVariable doesn't support being used as a reference.")
+    return v.as_tensor()
+
+
+tensor_conversion.register_tensor_conversion_function(PartitionedVariable,
+                                                      _partitioned_conversion, 0)
 
 
 # -- collections and initializers -----------------------------------------------------

@@ -17,9 +17,15 @@ Checkpoints are TensorFlow's V2 tensor bundles (``prefix.index`` and
 TensorFlow reads ours and we read its.  Every file, the ``checkpoint`` state file
 included, is written to a temporary name, fsynced and renamed into place.
 
+A partitioned variable's shards (variables with a SaveSliceInfo, or a
+PartitionedVariable) are saved as slices of one checkpoint tensor named after the full
+variable: SaveV2/RestoreV2 get each shard's ``shape_and_slices`` spec ("7 3 3,2:0,3"),
+so a checkpoint restores into any partitioning of the variable, or into an
+unpartitioned one, as TensorFlow's does.
+
 ``save`` also writes the graph's MetaGraphDef to ``prefix.meta`` (see
-:mod:`graphcore.train.meta_graph`).  Not supported: the V1 format, partitioned variables / slices, and SaveableObjects other than
-variables.
+:mod:`graphcore.train.meta_graph`).  Not supported: the V1 format and SaveableObjects
+other than variables.
 """
 
 from __future__ import annotations
@@ -39,6 +45,7 @@ from graphcore.framework import errors
 from graphcore.framework import ops as ops_lib
 from graphcore.lib.io import checkpoint_format
 from graphcore.ops import array_ops, control_flow_ops, io_ops, resource_variable_ops, state_ops
+from graphcore.ops.variables import PartitionedVariable
 from graphcore.protobuf import checkpoint_state_pb2, saver_pb2
 from graphcore.train import meta_graph
 
@@ -243,14 +250,14 @@ class CheckpointReader:
         return value[()] if value.ndim == 0 and value.dtype == object else value
 
     def get_variable_to_shape_map(self) -> dict[str, list[int]]:
-        return {k: list(self._reader.shape(k)) for k in self._reader.keys()}
+        return {k: list(self._reader.shape(k)) for k in self._reader.variable_keys()}
 
     def get_variable_to_dtype_map(self) -> dict[str, dtypes_lib.DType]:
-        return {k: self._reader.dtype(k) for k in self._reader.keys()}
+        return {k: self._reader.dtype(k) for k in self._reader.variable_keys()}
 
     def debug_string(self) -> bytes:
         lines = []
-        for k in self._reader.keys():
+        for k in self._reader.variable_keys():
             dt = dtypes_lib.as_dtype(self._reader.entry(k).dtype)
             dims = ",".join(str(d) for d in self._reader.shape(k))
             lines.append(f"{k} (DT_{dt.name.upper()}) [{dims}]\n")
@@ -293,13 +300,14 @@ def list_variables(ckpt_dir_or_file: Any) -> list[tuple[str, list[int]]]:
 # -- what to save ----------------------------------------------------------------------------
 
 class _VarSpec:
-    """One variable to save: its checkpoint key and its ref tensor (or, for a resource
-    variable, its handle)."""
+    """One variable to save: its checkpoint key, its ref tensor (or, for a resource
+    variable, its handle) and, for a shard of a partitioned variable, its slice spec."""
 
-    def __init__(self, name: str, ref: ops_lib.Tensor, source: Any):
+    def __init__(self, name: str, ref: ops_lib.Tensor, source: Any, slice_spec: str = ""):
         self.name = name
         self.ref = ref
         self.source = source
+        self.slice_spec = slice_spec
         self.is_resource = ref.dtype == dtypes_lib.resource
         if self.is_resource:
             self.dtype = ref.op.get_attr("dtype")
@@ -336,19 +344,60 @@ def _as_ref(var: Any) -> ops_lib.Tensor:
     return ref
 
 
+def _flatten(values: list) -> list:
+    out = []
+    for v in values:
+        out.extend(_flatten(list(v)) if isinstance(v, (list, tuple)) else [v])
+    return out
+
+
+def _slice_info(var: Any) -> Any:
+    get = getattr(var, "_get_save_slice_info", None)
+    return get() if get is not None else None
+
+
 def _op_list_to_dict(var_list: list) -> dict[str, Any]:
-    """TF's op_list_to_dict for ref variables: name = the variable's op name."""
+    """TF's op_list_to_dict: a variable's key is its op name; a PartitionedVariable's
+    its name; shards (variables with a SaveSliceInfo) are grouped under the full
+    variable's name."""
     if not isinstance(var_list, (list, tuple, set)):
         raise TypeError(f"Variables to save should be passed in a dict or a list: {var_list}")
     out: dict[str, Any] = {}
-    for var in sorted(var_list, key=lambda x: x.name):
-        if isinstance(var, (list, tuple)):
-            raise TypeError("Partitioned variables / lists of slices are not supported")
-        name = _as_ref(var).op.name
-        if name in out:
-            raise ValueError(f"At least two variables have the same name: {name}")
-        out[name] = var
+    for var in sorted(_flatten(list(var_list)), key=lambda x: x.name):
+        if isinstance(var, PartitionedVariable):
+            if var.name in out:
+                raise ValueError(f"At least two variables have the same name: {var.name}")
+            out[var.name] = var
+        elif _slice_info(var) is not None:
+            name = _slice_info(var).full_name
+            if name in out and not isinstance(out[name], list):
+                raise ValueError(f"Mixing slices and non-slices with the same name: {name}")
+            out.setdefault(name, []).append(var)
+        else:
+            name = _as_ref(var).op.name
+            if name in out:
+                raise ValueError(f"At least two variables have the same name: {name}")
+            out[name] = var
     return out
+
+
+def _specs_of(name: str, var: Any) -> list[_VarSpec]:
+    """The _VarSpecs saving ``var`` under ``name``: one, or one per slice."""
+    if not isinstance(var, (list, tuple, PartitionedVariable)):
+        return [_VarSpec(name, _as_ref(var), var)]
+    specs = []
+    full_name = None
+    for shard in var:
+        info = _slice_info(shard)
+        if info is None:
+            raise ValueError(f"Slices must all be slices: {shard}")
+        if full_name is None:
+            full_name = info.full_name
+        elif full_name != info.full_name:
+            raise ValueError(f"Slices must all be from the same tensor: {full_name} != "
+                             f"{info.full_name}")
+        specs.append(_VarSpec(name, _as_ref(shard), shard, info.spec))
+    return specs
 
 
 def _specs(names_to_saveables: Any) -> list[_VarSpec]:
@@ -360,11 +409,11 @@ def _specs(names_to_saveables: Any) -> list[_VarSpec]:
         if not isinstance(name, str):
             raise TypeError(f"names_to_saveables must be a dict mapping string names to "
                             f"checkpointable objects. Name is not a string: {name}")
-        ref = _as_ref(var)
-        if id(ref.op) in seen:
-            raise ValueError(f"The same saveable will be restored with two names: {name}")
-        seen.add(id(ref.op))
-        specs.append(_VarSpec(name, ref, var))
+        for spec in _specs_of(name, var):
+            if id(spec.ref.op) in seen:
+                raise ValueError(f"The same saveable will be restored with two names: {name}")
+            seen.add(id(spec.ref.op))
+            specs.append(spec)
     return specs
 
 
@@ -480,8 +529,8 @@ class Saver:
 
     @staticmethod
     def _save_op(filename: ops_lib.Tensor, specs: list[_VarSpec]) -> ops_lib.Operation:
-        return io_ops.save_v2(filename, [s.name for s in specs], [""] * len(specs),
-                              [s.value() for s in specs])
+        return io_ops.save_v2(filename, [s.name for s in specs],
+                              [s.slice_spec for s in specs], [s.value() for s in specs])
 
     def _add_save(self, filename: ops_lib.Tensor, specs: list[_VarSpec]) -> ops_lib.Tensor:
         save = self._save_op(filename, specs)
@@ -491,7 +540,8 @@ class Saver:
                      name: str) -> ops_lib.Operation:
         with ops_lib.device("cpu:0"):
             restored = io_ops.restore_v2(filename, [s.name for s in specs],
-                                         [""] * len(specs), [s.dtype for s in specs])
+                                         [s.slice_spec for s in specs],
+                                         [s.dtype for s in specs])
         assigns = []
         for spec, tensor in zip(specs, restored):
             shape = spec.shape

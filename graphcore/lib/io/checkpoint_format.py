@@ -24,6 +24,11 @@ offset and size (bytes) and ``crc32c``: the masked crc32c of the bytes it occupi
 bytes and then the string bytes -- exactly TensorFlow's ``WriteStringTensor``).
 The header is ``BundleHeaderProto(num_shards, endianness=LITTLE, version{producer=1})``.
 
+A slice of a partitioned variable (``BundleWriter.add_slice``) is stored under the key
+:func:`graphcore.lib.io.tensor_slice.encode_tensor_name_slice` of its name and slice;
+the variable's own entry then holds no data, only its dtype, full shape and ``slices``
+(TensorSliceProtos); reading any part of it assembles that part from the slices.
+
 Index file: the LevelDB table format (TensorFlow's ``tensorflow/core/lib/io/table``)
 ------------------------------------------------------------------------------------
 ::
@@ -78,6 +83,7 @@ import numpy as np
 
 from graphcore.framework import dtypes as dtypes_lib
 from graphcore.framework import errors
+from graphcore.lib.io.tensor_slice import TensorSlice, encode_tensor_name_slice
 from graphcore.protobuf import tensor_bundle_pb2, tensor_shape_pb2
 
 __all__ = [
@@ -503,6 +509,26 @@ class BundleWriter:
             offset=self._offset, size=size, crc32c=mask_crc(crc))
         self._offset += size
 
+    def add_slice(self, name: str, full_shape: tuple[int, ...], tensor_slice: TensorSlice,
+                  value: Any, dtype: Any) -> None:
+        """Adds one slice of the tensor ``name`` of ``full_shape`` (TF's AddSlice)."""
+        key = _as_bytes(name)
+        dtype = dtypes_lib.as_dtype(dtype).base_dtype
+        full = self._entries.get(key)
+        if full is None:
+            full = tensor_bundle_pb2.BundleEntryProto(dtype=dtype.as_datatype_enum,
+                                                      shape=_shape_proto(full_shape))
+            self._entries[key] = full
+        elif not full.slices:
+            raise errors.InvalidArgumentError(None, None,
+                                              f"Adding duplicate key: {key.decode()}")
+        elif full.dtype != dtype.as_datatype_enum or _entry_shape(full) != tuple(full_shape):
+            raise errors.InvalidArgumentError(
+                None, None, f"Slices of {key.decode()} disagree on the full tensor's dtype or "
+                            "shape")
+        full.slices.add().CopyFrom(tensor_slice.as_proto())
+        self.add(encode_tensor_name_slice(name, tensor_slice), value, dtype)
+
     def finish(self) -> None:
         """Completes both files and moves them into place (data first, index last)."""
         index_path = index_filename(self.prefix)
@@ -584,6 +610,13 @@ class BundleReader:
     def keys(self) -> list[str]:
         return sorted(self.entries)
 
+    def variable_keys(self) -> list[str]:
+        """The tensors' names, without the keys of the slices of partitioned ones."""
+        slice_keys = {encode_tensor_name_slice(name, TensorSlice.from_proto(p))
+                      .decode("utf-8", "surrogateescape")
+                      for name, entry in self.entries.items() for p in entry.slices}
+        return sorted(k for k in self.entries if k not in slice_keys)
+
     def entry(self, name: str) -> tensor_bundle_pb2.BundleEntryProto:
         entry = self.entries.get(name)
         if entry is None:
@@ -597,11 +630,48 @@ class BundleReader:
         return _entry_shape(self.entry(name))
 
     def read(self, name: str) -> np.ndarray:
-        """The tensor ``name``, checksum-verified."""
+        """The tensor ``name``, checksum-verified (assembled from its slices when it was
+        saved in slices)."""
         entry = self.entry(name)
         if entry.slices:
-            raise errors.UnimplementedError(
-                None, None, f"Reading the sliced (partitioned) tensor {name} is not supported")
+            return self.read_slice(name, TensorSlice.full(len(entry.shape.dim)))
+        return self._read_entry(name, entry)
+
+    def read_slice(self, name: str, tensor_slice: TensorSlice) -> np.ndarray:
+        """The part ``tensor_slice`` of the tensor ``name``, from whichever stored slices
+        overlap it (TF's LookupSlice)."""
+        entry = self.entry(name)
+        shape = _entry_shape(entry)
+        want = tensor_slice.bounds(shape)
+        out_shape = tuple(end - start for start, end in want)
+        if not entry.slices:
+            value = self._read_entry(name, entry)
+            return value[tuple(slice(a, b) for a, b in want)].copy()
+        out = None
+        covered = np.zeros(out_shape, dtype=bool)
+        for proto in entry.slices:
+            stored = TensorSlice.from_proto(proto)
+            have = stored.bounds(shape)
+            common = [(max(a, c), min(b, d)) for (a, b), (c, d) in zip(want, have)]
+            if any(lo >= hi for lo, hi in common):
+                continue
+            key = encode_tensor_name_slice(name, stored).decode("utf-8", "surrogateescape")
+            value = self._read_entry(name, self.entry(key))
+            if out is None:
+                out = np.empty(out_shape, dtype=value.dtype)
+            dst = tuple(slice(lo - a, hi - a) for (lo, hi), (a, _) in zip(common, want))
+            out[dst] = value[tuple(slice(lo - c, hi - c) for (lo, hi), (c, _)
+                                   in zip(common, have))]
+            covered[dst] = True
+        if not covered.all():
+            raise errors.InvalidArgumentError(
+                None, None, f"Does not have sufficient slices for partitioned tensor {name} "
+                            f"to restore in slice_spec: {tensor_slice.debug_string()}")
+        if out is None:  # an empty slice
+            out = np.empty(out_shape, dtype=_np_dtype(dtypes_lib.as_dtype(entry.dtype)))
+        return out
+
+    def _read_entry(self, name: str, entry: tensor_bundle_pb2.BundleEntryProto) -> np.ndarray:
         path = data_filename(self.prefix, entry.shard_id, self.num_shards)
         try:
             with open(path, "rb") as f:
@@ -645,6 +715,9 @@ def merge_bundles(prefixes: list[str], destination: str, delete_old_dirs: bool =
     base = 0
     for r in readers:
         for name, entry in r.entries.items():
+            if entry.slices and entries.get(name) is not None and entries[name].slices:
+                entries[name].slices.extend(entry.slices)  # one partitioned tensor
+                continue
             if name in entries:
                 raise errors.InvalidArgumentError(
                     None, None, f"Duplicate tensor keyed by {name} encountered, when merging "
