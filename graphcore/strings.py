@@ -4,6 +4,7 @@
 from graphcore.ops.logging_ops import string_format as format
 from graphcore.ops.string_hash_ops import string_to_hash_bucket as to_hash_bucket
 from graphcore.ops.string_hash_ops import string_to_hash_bucket_strong as to_hash_bucket_strong
+from graphcore.ops.string_ngrams_ops import ngrams
 from graphcore.ops.string_ops import (
     as_string,
     length,

@@ -1,5 +1,6 @@
-"""CPU kernels of StringSplit, StringSplitV2 and UnsortedSegmentJoin
-(:mod:`graphcore.ops.string_split_ops`)."""
+"""CPU kernels of StringSplit, StringSplitV2, UnsortedSegmentJoin
+(:mod:`graphcore.ops.string_split_ops`) and StringNGrams
+(:mod:`graphcore.ops.string_ngrams_ops`, TF's padding and short-sequence rules)."""
 
 from __future__ import annotations
 
@@ -119,5 +120,52 @@ def _unsorted_segment_join(ctx: KernelContext):
             for pos in np.ndindex(*inner):
                 out[(seg,) + pos] = separator.join(bytes(rows[(k,) + pos]) for k in parts[seg])
         return (out,)
+
+    return compute
+
+
+@register_kernel("StringNGrams")
+def _string_ngrams(ctx: KernelContext):
+    attr = ctx.node_def.attr
+    separator = attr["separator"].s
+    widths = list(attr["ngram_widths"].list.i)
+    left_pad, right_pad = attr["left_pad"].s, attr["right_pad"].s
+    pad_width_attr = attr["pad_width"].i
+    preserve_short = attr["preserve_short_sequences"].b
+    splits_dtype = ctx.attr("Tsplits").as_numpy_dtype
+
+    def pad_width_for(width: int) -> int:
+        return min(width - 1 if pad_width_attr < 0 else pad_width_attr, width - 1)
+
+    def make(tokens: list[bytes], num: int, width: int, pad: int) -> list[bytes]:
+        out = []
+        for k in range(num):
+            left = max(0, pad - k)
+            right = max(0, pad - (num - (k + 1)))
+            count = width - (left + right)
+            start = 0 if left > 0 else k - pad
+            parts = [left_pad] * left + tokens[start:start + count] + [right_pad] * right
+            out.append(separator.join(parts))
+        return out
+
+    def compute(data, data_splits):
+        tokens = [bytes(t) for t in np.asarray(data, dtype=object).reshape(-1)]
+        splits = np.asarray(data_splits).reshape(-1).tolist()
+        if splits and (splits[0] != 0 or splits[-1] != len(tokens)):
+            raise _invalid("Invalid data_splits: they must start at 0 and end at the "
+                           "number of tokens")
+        grams, out_splits = [], [0]
+        for a, b in zip(splits[:-1], splits[1:]):
+            row, before = tokens[a:b], len(grams)
+            for width in widths:
+                pad = pad_width_for(width)
+                num = max(0, len(row) + 2 * pad - width + 1)
+                grams += make(row, num, width, pad)
+            if preserve_short and len(grams) == before and row:
+                width = len(row) + 2 * pad_width_attr
+                grams += make(row, 1, width, pad_width_for(width))
+            out_splits.append(len(grams))
+        return (np.array(grams, dtype=object).reshape(len(grams)),
+                np.asarray(out_splits, splits_dtype))
 
     return compute
