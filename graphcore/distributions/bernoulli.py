@@ -173,8 +173,8 @@ class Categorical(distribution.Distribution):
                                                        base_dtype=self.dtype.base_dtype)
         flat_probs = array_ops.reshape(probs, (-1, self._event_size))
         flat_k = array_ops.reshape(k, [-1])
-        to_sum_over = math_ops.where_v2(array_ops.sequence_mask(flat_k, self._event_size),
-                                        flat_probs, array_ops.zeros_like(flat_probs))
+        to_sum_over = array_ops.where(array_ops.sequence_mask(flat_k, self._event_size),
+                                      flat_probs, array_ops.zeros_like(flat_probs))
         return array_ops.reshape(math_ops.reduce_sum(to_sum_over, axis=-1),
                                  array_ops.shape(k))
 

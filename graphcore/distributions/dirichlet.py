@@ -30,7 +30,7 @@ __all__ = ["Dirichlet", "DirichletMultinomial", "Multinomial"]
 def _outer_covariance(x: ops_lib.Tensor, variance: ops_lib.Tensor) -> ops_lib.Tensor:
     """-x x^T with ``variance`` on the diagonal."""
     return linalg_ops.matrix_set_diag(
-        -math_ops.matmul(array_ops.expand_dims(x, -1), array_ops.expand_dims(x, -2)),
+        -math_ops.matmul(x[..., array_ops.newaxis], x[..., array_ops.newaxis, :]),
         variance)
 
 
@@ -107,7 +107,7 @@ class Dirichlet(distribution.Distribution):
                                       axis=-1))
 
     def _mean(self) -> ops_lib.Tensor:
-        return self.concentration / array_ops.expand_dims(self.total_concentration, -1)
+        return self.concentration / self.total_concentration[..., array_ops.newaxis]
 
     def _covariance(self) -> ops_lib.Tensor:
         return _outer_covariance(self._variance_scale_term() * self._mean(),
@@ -119,13 +119,13 @@ class Dirichlet(distribution.Distribution):
         return x * (scale - x)
 
     def _variance_scale_term(self) -> ops_lib.Tensor:
-        return math_ops.rsqrt(1.0 + array_ops.expand_dims(self.total_concentration, -1))
+        return math_ops.rsqrt(1.0 + self.total_concentration[..., array_ops.newaxis])
 
     def _mode(self) -> ops_lib.Tensor:
         """(concentration - 1) / (total - k) where every concentration > 1, else NaN."""
         k = math_ops.cast(self.event_shape_tensor()[0], self.dtype)
         mode = (self.concentration - 1.0) / (
-            array_ops.expand_dims(self.total_concentration, -1) - k)
+            self.total_concentration[..., array_ops.newaxis] - k)
         if self.allow_nan_stats:
             nan = array_ops.fill(array_ops.shape(mode),
                                  np.array(np.nan, dtype=self.dtype.as_numpy_dtype()),
@@ -188,7 +188,7 @@ class Multinomial(distribution.Distribution):
             self._logits, self._probs = util.get_logits_and_probs(
                 logits=logits, probs=probs, multidimensional=True,
                 validate_args=validate_args, name=name)
-            self._mean_val = array_ops.expand_dims(self._total_count, -1) * self._probs
+            self._mean_val = self._total_count[..., array_ops.newaxis] * self._probs
         super().__init__(dtype=self._probs.dtype,
                          reparameterization_type=distribution.NOT_REPARAMETERIZED,
                          validate_args=validate_args, allow_nan_stats=allow_nan_stats,
@@ -224,14 +224,14 @@ class Multinomial(distribution.Distribution):
         n_draws = math_ops.cast(self.total_count, dtype=dtypes.int32)
         k = self.event_shape_tensor()[0]
         n_draws = array_ops.ones_like(self.logits[..., 0], dtype=n_draws.dtype) * n_draws
-        logits = array_ops.ones_like(array_ops.expand_dims(n_draws, -1),
+        logits = array_ops.ones_like(n_draws[..., array_ops.newaxis],
                                      dtype=self.logits.dtype) * self.logits
         flat_logits = array_ops.reshape(logits, [-1, k])
         flat_ndraws = n * array_ops.reshape(n_draws, [-1])
 
         def _sample_single(args: list) -> ops_lib.Tensor:
             logits, n_draw = args[0], args[1]
-            x = random_distribution_ops.multinomial(array_ops.expand_dims(logits, 0), n_draw,
+            x = random_distribution_ops.multinomial(logits[array_ops.newaxis, ...], n_draw,
                                                     seed)
             x = array_ops.reshape(x, shape=[n, -1])
             return math_ops.reduce_sum(array_ops.one_hot(x, depth=k), axis=-2)
@@ -257,13 +257,13 @@ class Multinomial(distribution.Distribution):
         return array_ops.identity(self._mean_val)
 
     def _covariance(self) -> ops_lib.Tensor:
-        p = self.probs * array_ops.expand_dims(array_ops.ones_like(self.total_count), -1)
+        p = self.probs * array_ops.ones_like(self.total_count)[..., array_ops.newaxis]
         return linalg_ops.matrix_set_diag(
-            -math_ops.matmul(array_ops.expand_dims(self._mean_val, -1),
-                             array_ops.expand_dims(p, -2)), self._variance())
+            -math_ops.matmul(self._mean_val[..., array_ops.newaxis],
+                             p[..., array_ops.newaxis, :]), self._variance())
 
     def _variance(self) -> ops_lib.Tensor:
-        p = self.probs * array_ops.expand_dims(array_ops.ones_like(self.total_count), -1)
+        p = self.probs * array_ops.ones_like(self.total_count)[..., array_ops.newaxis]
         return self._mean_val - self._mean_val * p
 
     def _maybe_assert_valid_sample(self, counts: Any) -> ops_lib.Tensor:
@@ -340,7 +340,7 @@ class DirichletMultinomial(distribution.Distribution):
 
     def _mean(self) -> ops_lib.Tensor:
         return self.total_count * (
-            self.concentration / array_ops.expand_dims(self.total_concentration, -1))
+            self.concentration / self.total_concentration[..., array_ops.newaxis])
 
     def _covariance(self) -> ops_lib.Tensor:
         return _outer_covariance(self._variance_scale_term() * self._mean(),
@@ -352,7 +352,7 @@ class DirichletMultinomial(distribution.Distribution):
         return x * (self.total_count * scale - x)
 
     def _variance_scale_term(self) -> ops_lib.Tensor:
-        c0 = array_ops.expand_dims(self.total_concentration, -1)
+        c0 = self.total_concentration[..., array_ops.newaxis]
         return math_ops.sqrt((1.0 + c0 / self.total_count) / (1.0 + c0))
 
     def _maybe_assert_valid_concentration(self, concentration: Any,

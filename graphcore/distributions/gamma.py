@@ -211,11 +211,14 @@ class Beta(distribution.Distribution):
         return self.total_concentration.get_shape()
 
     def _sample_n(self, n: Any, seed: int | None = None) -> ops_lib.Tensor:
-        ones = array_ops.ones_like(self.total_concentration, dtype=self.dtype)
+        expanded1 = array_ops.ones_like(self.total_concentration,
+                                        dtype=self.dtype) * self.concentration1
+        expanded0 = array_ops.ones_like(self.total_concentration,
+                                        dtype=self.dtype) * self.concentration0
         gamma1_sample = random_distribution_ops.random_gamma(
-            shape=[n], alpha=ones * self.concentration1, dtype=self.dtype, seed=seed)
+            shape=[n], alpha=expanded1, dtype=self.dtype, seed=seed)
         gamma2_sample = random_distribution_ops.random_gamma(
-            shape=[n], alpha=ones * self.concentration0, dtype=self.dtype,
+            shape=[n], alpha=expanded0, dtype=self.dtype,
             seed=util.gen_new_seed(seed, "beta"))
         return gamma1_sample / (gamma1_sample + gamma2_sample)
 

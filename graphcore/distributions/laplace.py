@@ -191,8 +191,8 @@ class StudentT(distribution.Distribution):
         return math_ops.where_v2(math_ops.less(y, 0.0), neg_cdf, 1.0 - neg_cdf)
 
     def _entropy(self) -> ops_lib.Tensor:
-        v = array_ops.expand_dims(self._ones(), -1)
-        u = v * array_ops.expand_dims(self.df, -1)
+        v = self._ones()[..., array_ops.newaxis]
+        u = v * self.df[..., array_ops.newaxis]
         beta_arg = array_ops.concat([u, v], -1) / 2.0
         return (math_ops.log(math_ops.abs(self.scale)) + 0.5 * math_ops.log(self.df)
                 + elementwise_ops.lbeta(beta_arg)

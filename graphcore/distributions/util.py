@@ -213,7 +213,7 @@ def broadcast_cat_event_and_params(event: Any, params: Any, base_dtype: Any) -> 
     known = (params.shape.ndims is not None and params.shape[:-1].is_fully_defined()
              and event.shape.is_fully_defined())
     if not known or params.shape[:-1] != event.shape:
-        params *= array_ops.ones_like(array_ops.expand_dims(event, -1), dtype=params.dtype)
+        params *= array_ops.ones_like(event[..., array_ops.newaxis], dtype=params.dtype)
         params_shape = array_ops.shape(params)[:-1]
         event *= array_ops.ones(params_shape, dtype=event.dtype)
         if params.shape.ndims is not None:
@@ -267,6 +267,7 @@ def _log_ndtr_lower(x: ops_lib.Tensor, series_order: int) -> ops_lib.Tensor:
     if series_order <= 0:
         series = np.array(1, dtype)
     else:
+        x_2 = math_ops.square(x)  # TF squares again here: the same nodes as TF's
         even_sum = array_ops.zeros_like(x)
         odd_sum = array_ops.zeros_like(x)
         x_2n = x_2

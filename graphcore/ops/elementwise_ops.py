@@ -172,7 +172,7 @@ def lbeta(x: Any, name: str = "lbeta") -> ops_lib.Tensor:
         x = convert_to_tensor(x, name="x")
         log_prod_gamma_x = math_ops.reduce_sum(_FNS["lgamma"](x), axis=[-1])
         sum_x = math_ops.reduce_sum(x, axis=[-1])
-        return math_ops.subtract(log_prod_gamma_x, _FNS["lgamma"](sum_x))
+        return log_prod_gamma_x - _FNS["lgamma"](sum_x)
 
 
 def reduce_logsumexp(input_tensor: Any, axis: Any = None, keepdims: Any = None,

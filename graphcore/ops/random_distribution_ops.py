@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from graphcore.framework import common_shapes, op_registry, tensor_util
 from graphcore.framework import dtypes as dtypes_lib
 from graphcore.framework import ops as ops_lib
@@ -14,7 +16,7 @@ from graphcore.framework import tensor_shape as shape_lib
 from graphcore.framework.gradient_registry import NotDifferentiable
 from graphcore.framework.op_def_library import apply_op
 from graphcore.framework.tensor_conversion import convert_to_tensor
-from graphcore.ops import array_ops, math_ops, random_ops
+from graphcore.ops import array_ops, manip_ops, math_ops, random_ops
 
 __all__ = ["multinomial", "random_crop", "random_gamma", "random_poisson"]
 
@@ -103,12 +105,14 @@ def random_gamma(shape: Any, alpha: Any, beta: Any = None, dtype: Any = dtypes_l
         shape = random_ops._shape_tensor(shape)
         alpha = convert_to_tensor(alpha, name="alpha", dtype=dtype)
         beta = convert_to_tensor(beta if beta is not None else 1, name="beta", dtype=dtype)
-        alpha_broadcast = alpha + array_ops.zeros_like(beta)
+        broadcast_shape = manip_ops.broadcast_dynamic_shape(array_ops.shape(alpha),
+                                                            array_ops.shape(beta))
+        alpha_broadcast = manip_ops.broadcast_to(alpha, broadcast_shape)
         sample = apply_op("RandomGamma", shape=shape, alpha=alpha_broadcast,
                           **_seeds(seed)).outputs[0]
-        return math_ops.maximum(
-            array_ops.constant(float.fromhex("0x1p-126") if dtype == dtypes_lib.float32
-                               else 1e-300, dtype=dtype), sample / beta)
+        # Samples that underflow become the smallest normal float, as TF's.
+        tiny = np.finfo(dtypes_lib.as_dtype(dtype).as_numpy_dtype).tiny
+        return math_ops.maximum(tiny, sample / beta)
 
 
 def random_poisson(lam: Any, shape: Any, dtype: Any = dtypes_lib.float32,

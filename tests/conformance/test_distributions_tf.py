@@ -293,3 +293,23 @@ def test_validate_args_and_allow_nan_stats():
     assert np.isnan(out[0]) and out[1] == 1.0
     with pytest.raises(ValueError, match="Must pass probs or logits"):
         d.Bernoulli(logits=0.0, probs=0.5)
+
+
+@pytest.mark.parametrize("case", sorted(DISTRIBUTIONS))
+def test_graph_defs_match_tf(case, tf_control_flow_v1):
+    """The same nodes (names and op types) as TF for the distribution, its methods and a
+    sample (TF building TF1 control flow, for Multinomial's map_fn)."""
+    def nodes(lib):
+        with lib.Graph().as_default() as g:
+            calls = _method_table(case)(lib)
+            calls["sample"] = lambda: DISTRIBUTIONS[case][0](lib.distributions).sample(
+                [2, 3], seed=1)
+            for fn in calls.values():
+                try:
+                    fn()
+                except (NotImplementedError, TypeError, ValueError):
+                    pass
+            return {(n.name, n.op) for n in g.as_graph_def().node}
+
+    ours, theirs = nodes(tf), nodes(tf1)
+    assert sorted(ours - theirs) == sorted(theirs - ours) == []

@@ -1,9 +1,9 @@
 """Reference tier: tf.quantization (graphcore/ops/quantization_ops.py) against TensorFlow's
 compat.v1 — fake quantization (args/vars/per-channel, their Gradient ops and gradients),
-QuantizeV2 and Dequantize in every mode, QuantizeAndDequantizeV2/V3/V4 and QuantizedConcat,
-compared value for value (bit-exact, but for the min/max gradients, which are sums whose
-float32 order follows Eigen's vectorization); node op types and quantized dtypes. Skipped
-without TensorFlow."""
+QuantizeV2 and Dequantize in every mode, QuantizeAndDequantizeV2/V3/V4 and QuantizedConcat:
+GraphDefs (node names and op types, gradients included), output dtypes, and values
+bit-exact (the min/max gradients, float32 sums whose order follows Eigen's vectorization,
+within 1e-6); errors and shape checks. Skipped without TensorFlow."""
 
 import os
 
@@ -170,8 +170,7 @@ def _run(lib, case):
         fetches = CASES[case](lib)
         with lib.Session() as sess:
             values = sess.run(fetches)
-        ops = sorted({n.op for n in g.as_graph_def().node
-                      if "Quant" in n.op or n.op == "Dequantize"})
+        ops = sorted((n.name, n.op) for n in g.as_graph_def().node)
     return values, [t.dtype.name for t in fetches], ops
 
 
