@@ -15,7 +15,7 @@ from graphcore.protobuf.feature_pb2 import (
     Int64List,
 )
 from graphcore.summary.record_writer import summary_iterator
-from graphcore.train import slot_creator, training_ops  # noqa: F401 - registers the ops
+from graphcore.train import experimental, slot_creator, training_ops  # noqa: F401 - registers the ops
 from graphcore.train.adadelta import *
 from graphcore.train.adagrad import *
 from graphcore.train.adagrad_da import *
