@@ -356,6 +356,21 @@ def test_norm_ops_match_tf(case):
     _check(build, rtol=tol, atol=tol)
 
 
+@pytest.mark.parametrize("data_format", ["NHWC", "NCHW"])
+@pytest.mark.parametrize("is_training", [True, False])
+def test_fused_batch_norm_second_order_grads_match_tf(is_training, data_format):
+    def build(lib):
+        x = lib.placeholder_with_default(IMG, IMG.shape)
+        xf = x if data_format == "NHWC" else lib.transpose(x, [0, 3, 1, 2])
+        scale = _const(lib, SCALE)
+        y = lib.nn.fused_batch_norm(xf, scale, OFFSET, MEAN, VAR, is_training=is_training,
+                                    data_format=data_format)[0]
+        dx, dscale = lib.gradients(lib.reduce_sum(y * y * xf), [x, scale])
+        return lib.reduce_sum(dx * dx) + lib.reduce_sum(dscale * dscale), [x, scale]
+
+    _check(build, rtol=2e-4, atol=2e-4, nodes=False)
+
+
 @pytest.mark.parametrize("is_training", [True, False])
 def test_fused_batch_norm_param_grads_match_tf(is_training):
     def build(lib):
