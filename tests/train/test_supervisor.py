@@ -161,3 +161,18 @@ def test_supervisor_session_on_a_server_target(tmp_path):
                 sess.run(train)
             assert sess.run(step) == 3
             assert sess.run(w) == pytest.approx(1.976, rel=1e-6)
+
+
+def test_managed_session_starts_and_stops_the_graphs_queue_runners():
+    with tf.Graph().as_default():
+        queue = tf.FIFOQueue(10, tf.float32)
+        counter = tf.Variable(0.0, name="counter")
+        enqueue = queue.enqueue(tf.assign_add(counter, 1.0) * 1.0)
+        tf.train.add_queue_runner(tf.train.QueueRunner(queue, [enqueue]))
+        value = queue.dequeue()
+        sv = tf.train.Supervisor(logdir=None)
+        with sv.managed_session() as sess:
+            got = [sess.run(value) for _ in range(5)]
+        assert got == [1.0, 2.0, 3.0, 4.0, 5.0]
+        assert sv.should_stop()
+        assert not any(t.is_alive() for t in sv.coord._registered_threads)
