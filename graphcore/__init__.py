@@ -81,6 +81,7 @@ from graphcore.ops.functional_ops import *
 from graphcore import compat
 from graphcore import debugging, manip, raw_ops, saved_model, version
 from graphcore.platform.tf_logging import get_logger
+from graphcore.module import Module
 from graphcore.framework.type_spec import (
     IndexedSlicesSpec, NoneTensorSpec, SparseTensorSpec, TensorSpec, TypeSpec,
     type_spec_from_value,
