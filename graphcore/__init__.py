@@ -120,7 +120,7 @@ from graphcore import metrics
 from graphcore import app, flags, gfile, io, logging, python_io
 from graphcore import sparse
 from graphcore import sets
-from graphcore.framework.sparse_tensor import SparseTensorSpec, convert_to_tensor_or_sparse_tensor
+from graphcore.framework.sparse_tensor import convert_to_tensor_or_sparse_tensor
 from graphcore.ops.accumulator_ops import (
     ConditionalAccumulator, ConditionalAccumulatorBase, SparseConditionalAccumulator,
 )

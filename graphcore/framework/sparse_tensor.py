@@ -13,8 +13,8 @@ from graphcore.framework import tensor_shape as shape_lib
 from graphcore.framework.indexed_slices import constant_value_as_shape
 from graphcore.framework.tensor_conversion import convert_to_tensor
 
-__all__ = ["SparseTensor", "SparseTensorSpec", "SparseTensorValue",
-           "convert_to_tensor_or_sparse_tensor", "is_sparse"]
+__all__ = ["SparseTensor", "SparseTensorValue", "convert_to_tensor_or_sparse_tensor",
+           "is_sparse"]
 
 SparseTensorValue = collections.namedtuple("SparseTensorValue",
                                            ["indices", "values", "dense_shape"])
@@ -121,62 +121,3 @@ def convert_to_tensor_or_sparse_tensor(value: Any, dtype: Any = None,
                                f"{value.dtype.name}")
         return value
     return convert_to_tensor(value, dtype=dtype, name=name)
-
-
-class SparseTensorSpec:
-    """The type of a SparseTensor (``tf.SparseTensorSpec``): its dense shape and dtype."""
-
-    def __init__(self, shape: Any = None, dtype: Any = dtypes_lib.float32):
-        self._shape = shape_lib.as_shape(shape) if shape is not None \
-            else shape_lib.unknown_shape()
-        self._dtype = dtypes_lib.as_dtype(dtype)
-
-    @property
-    def shape(self) -> shape_lib.TensorShape:
-        return self._shape
-
-    @property
-    def dtype(self) -> dtypes_lib.DType:
-        return self._dtype
-
-    @property
-    def value_type(self) -> type:
-        return SparseTensor
-
-    @classmethod
-    def from_value(cls, value: Any) -> SparseTensorSpec:
-        if isinstance(value, SparseTensor):
-            return cls(value.shape, value.dtype)
-        if isinstance(value, SparseTensorValue):
-            return cls(value.dense_shape, dtypes_lib.as_dtype(value.values.dtype))
-        raise TypeError(f"Expected SparseTensor or SparseTensorValue. Received: {value} of "
-                        f"type {type(value).__name__}.")
-
-    def is_compatible_with(self, spec_or_value: Any) -> bool:
-        other = spec_or_value if isinstance(spec_or_value, SparseTensorSpec) else \
-            SparseTensorSpec.from_value(spec_or_value) if isinstance(
-                spec_or_value, (SparseTensor, SparseTensorValue)) else None
-        return other is not None and self._dtype.is_compatible_with(other._dtype) and \
-            self._shape.is_compatible_with(other._shape)
-
-    def most_specific_compatible_type(self, other: SparseTensorSpec) -> SparseTensorSpec:
-        if not isinstance(other, SparseTensorSpec) or other._dtype != self._dtype:
-            raise ValueError(f"No TypeSpec is compatible with both {self} and {other}")
-        return SparseTensorSpec(self._shape.most_specific_compatible_shape(other._shape),
-                                self._dtype)
-
-    def _key(self) -> tuple:
-        dims = None if self._shape.ndims is None else tuple(self._shape.as_list())
-        return dims, self._dtype
-
-    def __eq__(self, other: Any) -> bool:
-        return isinstance(other, SparseTensorSpec) and self._key() == other._key()
-
-    def __hash__(self) -> int:
-        return hash(self._key())
-
-    def __repr__(self) -> str:
-        # TF2's TensorShape repr (plain dims), whatever the TF1 shape repr.
-        shape = "TensorShape(None)" if self._shape.ndims is None else \
-            f"TensorShape({self._shape.as_list()})"
-        return f"SparseTensorSpec({shape}, {self._dtype!r})"

@@ -178,22 +178,3 @@ def test_sparse_extrema_have_no_gradient_as_tf():
             st = lib.SparseTensor([[0], [1]], v, [2])
             with pytest.raises(error, match="SparseSparseM"):
                 lib.gradients(lib.sparse_maximum(st, st).values, v)
-
-
-def _spec_behaviour(lib):
-    spec = lib.SparseTensorSpec([None, 3], lib.int32)
-    out = [repr(spec), str(spec.shape), spec.dtype.name, spec.value_type.__name__,
-           repr(lib.SparseTensorSpec())]
-    with lib.Graph().as_default():
-        st = lib.SparseTensor([[0, 1]], [1.0], [2, 3])
-        out.append(repr(lib.SparseTensorSpec.from_value(st)))
-        out.append((spec.is_compatible_with(lib.SparseTensorSpec([2, 3], lib.int32)),
-                    spec.is_compatible_with(lib.SparseTensorSpec([2, 3], lib.float32)),
-                    spec == lib.SparseTensorSpec([None, 3], lib.int32)))
-        out.append(repr(spec.most_specific_compatible_type(
-            lib.SparseTensorSpec([2, 3], lib.int32))))
-    return out
-
-
-def test_sparse_tensor_spec_matches_tf():
-    assert _spec_behaviour(tf) == _spec_behaviour(tf1)
