@@ -153,6 +153,9 @@ def _stored(value: Any) -> Any:
     return value.item() if isinstance(value, np.generic) else value
 
 
+_MASK64 = 2**64 - 1
+
+
 def _key_text(key: Any) -> str:
     return key.decode(errors="replace") if isinstance(key, bytes) else str(key)
 
@@ -217,10 +220,11 @@ class DenseTableResource(TableResource):
 
     def insert(self, keys: Any, values: Any) -> None:
         self._check_reserved(keys)
-        super().insert(keys, values)
-        with self.lock:
-            while len(self.entries) > self.max_load_factor * self.num_buckets:
+        incoming = len(self._keys(keys))
+        with self.lock:  # TF grows before inserting, counting every incoming key
+            while len(self.entries) + incoming > self.max_load_factor * self.num_buckets:
                 self.num_buckets *= 2
+        super().insert(keys, values)
 
     def remove(self, keys: Any) -> None:
         self._check_reserved(keys)
@@ -230,14 +234,56 @@ class DenseTableResource(TableResource):
         self._check_reserved(keys)
         return super().find(keys, default)
 
+    def _bucket_hash(self, key: Any) -> int:
+        """TF's HashKey: the integer itself for one-number keys, Hash64Combine over the
+        numbers of a vector key; strings by Python's hash (TF's Hash64 is not here)."""
+        words = key if isinstance(key, tuple) else (key,)
+        if self.key_dtype == np.dtype(object):
+            return hash(words) & _MASK64
+        hashes = [int(w) & _MASK64 for w in words]
+        if len(hashes) == 1:
+            return hashes[0]
+        result = 0
+        for h in hashes:
+            result = (result ^ (h + 0x9E3779B97F4A7800 + (result << 10) + (result >> 4))) \
+                & _MASK64
+        return result
+
     def export(self) -> tuple[np.ndarray, np.ndarray]:
-        keys, values = super().export()
+        """Every bucket in TF's layout (open addressing, quadratic probing from the key's
+        hash): keys [buckets, key_size] and values [buckets, value_size], scalars as
+        size 1, empty buckets holding ``empty_key`` and zeros — what TF's import adopts."""
         with self.lock:
-            pad = max(self.num_buckets - len(keys), 0)
-        empty = np.broadcast_to(self.empty_key.astype(self.key_dtype),
-                                (pad,) + self.key_shape)
-        zeros = np.zeros((pad,) + self.value_shape, dtype=self.value_dtype)
-        return np.concatenate([keys, empty]), np.concatenate([values, zeros])
+            items, buckets = list(self.entries.items()), self.num_buckets
+        key_size = max(int(np.prod(self.key_shape)), 1)
+        value_size = max(int(np.prod(self.value_shape)), 1)
+        keys = np.empty((buckets, key_size), dtype=self.key_dtype)
+        keys[:] = self.empty_key.astype(self.key_dtype).reshape(1, key_size)
+        values = np.zeros((buckets, value_size), dtype=self.value_dtype)
+        used = np.zeros(buckets, dtype=bool)
+        for key, value in items:
+            index, probes = self._bucket_hash(key) & (buckets - 1), 0
+            while used[index]:
+                probes += 1
+                index = (index + probes) & (buckets - 1)
+            used[index] = True
+            keys[index] = np.asarray(key, dtype=self.key_dtype).reshape(key_size)
+            values[index] = np.asarray(value, dtype=self.value_dtype).reshape(value_size)
+        if self.key_shape:
+            keys = keys.reshape((buckets,) + self.key_shape)
+        if self.value_shape:
+            values = values.reshape((buckets,) + self.value_shape)
+        return keys, values
+
+    def import_values(self, keys: Any, values: Any) -> None:
+        """Replaces the entries by an export's (empty and deleted buckets skipped)."""
+        keys = np.asarray(keys).reshape((-1,) + self.key_shape)
+        values = np.asarray(values).reshape((-1,) + self.value_shape)
+        live = [i for i, k in enumerate(self._keys(keys)) if k not in self._reserved]
+        with self.lock:
+            self.entries = {}
+            self.num_buckets = max(self.num_buckets, len(keys))
+        TableResource.insert(self, keys[live], values[live])
 
 
 @register_kernel("MutableDenseHashTableV2")

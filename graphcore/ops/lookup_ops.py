@@ -16,6 +16,7 @@ from graphcore.framework import tensor_shape as shape_lib
 from graphcore.framework.gradient_registry import NotDifferentiable
 from graphcore.framework.graph_keys import GraphKeys
 from graphcore.framework.op_def_library import apply_op
+from graphcore.framework.saveable_object import SaveableObject, SaveSpec
 from graphcore.framework.tensor_conversion import convert_to_tensor
 from graphcore.ops import control_flow_ops, math_ops, string_ops
 
@@ -421,11 +422,28 @@ class StaticVocabularyTable(LookupInterface):
         return rebuild(ids)
 
 
+class _TableSaveable(SaveableObject):
+    """A mutable table in checkpoints: its exported keys and values under
+    ``<name>-keys`` / ``<name>-values``, restored by LookupTableImportV2."""
+
+    def __init__(self, table: Any, name: str, table_name: str | None = None):
+        keys, values = table.export()
+        super().__init__(table, [SaveSpec(keys, "", name + "-keys"),
+                                 SaveSpec(values, "", name + "-values")], name)
+        self.table_name = table_name or name
+
+    def restore(self, restored_tensors: list, restored_shapes: Any) -> ops_lib.Operation:
+        del restored_shapes
+        with ops_lib.name_scope(f"{self.table_name}_table_restore"):
+            with ops_lib.colocate_with(self.op.resource_handle):
+                return apply_op("LookupTableImportV2", table_handle=self.op.resource_handle,
+                                keys=restored_tensors[0], values=restored_tensors[1])
+
+
 class MutableHashTable(LookupInterface):
     """A table that ``insert``/``remove`` change at run time (MutableHashTableV2, or
-    MutableHashTableOfTensorsV2 for vector values). Unlike TF's, ``checkpoint=True`` does
-    not put the table in ``tf.train.Saver``'s checkpoints: graphcore's Saver saves
-    variables only (its SaveableObject support is missing)."""
+    MutableHashTableOfTensorsV2 for vector values); with ``checkpoint`` the Saver saves
+    and restores its entries."""
 
     def __init__(self, key_dtype: Any, value_dtype: Any, default_value: Any,
                  name: str = "MutableHashTable", checkpoint: bool = True,
@@ -447,6 +465,9 @@ class MutableHashTable(LookupInterface):
                           value_shape=self._value_shape, **attrs)
         self._resource_handle = op.outputs[0]
         self._table_name = op.name.split("/")[-1]
+        if checkpoint:
+            ops_lib.add_to_collection(GraphKeys.SAVEABLE_OBJECTS,
+                                      _TableSaveable(self, name, self._table_name))
 
     @property
     def default_value(self) -> ops_lib.Tensor:
@@ -528,6 +549,9 @@ class DenseHashTable(MutableHashTable):
                       deleted_key=deleted, **attrs)
         self._resource_handle = op.outputs[0]
         self._table_name = op.name.split("/")[-1]
+        if checkpoint:
+            ops_lib.add_to_collection(GraphKeys.SAVEABLE_OBJECTS,
+                                      _TableSaveable(self, name, self._table_name))
 
     def lookup(self, keys: Any, name: str | None = None) -> ops_lib.Tensor:
         with ops_lib.name_scope(name, f"{self.name}_lookup_table_find",

@@ -24,8 +24,9 @@ so a checkpoint restores into any partitioning of the variable, or into an
 unpartitioned one, as TensorFlow's does.
 
 ``save`` also writes the graph's MetaGraphDef to ``prefix.meta`` (see
-:mod:`graphcore.train.meta_graph`).  Not supported: the V1 format and SaveableObjects
-other than variables.
+:mod:`graphcore.train.meta_graph`).  Besides variables it saves SaveableObjects (the
+mutable lookup tables: ``<name>-keys``/``<name>-values``, as TF).  Not supported: the V1
+format.
 """
 
 from __future__ import annotations
@@ -41,8 +42,9 @@ import numpy as np
 from google.protobuf import text_format
 
 from graphcore.framework import dtypes as dtypes_lib
-from graphcore.framework import errors
+from graphcore.framework import errors, tensor_shape
 from graphcore.framework import ops as ops_lib
+from graphcore.framework.saveable_object import SaveableObject
 from graphcore.lib.io import checkpoint_format
 from graphcore.ops import array_ops, control_flow_ops, io_ops, resource_variable_ops, state_ops
 from graphcore.ops.variables import PartitionedVariable
@@ -331,6 +333,28 @@ class _VarSpec:
         return state_ops.assign(self.ref, tensor, validate_shape=validate_shape)
 
 
+class _SaveableSpec:
+    """One tensor of a SaveableObject (a mutable table's keys or values): saved like a
+    variable, restored through its owner's ``restore`` once all its tensors are read."""
+
+    is_resource = False
+
+    def __init__(self, saveable: SaveableObject, index: int):
+        spec = saveable.specs[index]
+        self.saveable, self.index = saveable, index
+        self.name = spec.name
+        self.slice_spec = spec.slice_spec
+        self._spec = spec
+        handle = getattr(saveable.op, "resource_handle", None)
+        self.ref = handle if handle is not None else spec.tensor
+        self.dtype = spec.dtype
+        self.shape = tensor_shape.unknown_shape()
+        self.device = spec.device or ""
+
+    def value(self) -> ops_lib.Tensor:
+        return self._spec.tensor
+
+
 def _as_ref(var: Any) -> ops_lib.Tensor:
     if hasattr(var, "_ref") and callable(var._ref):
         ref = var._ref()
@@ -373,6 +397,10 @@ def _op_list_to_dict(var_list: list) -> dict[str, Any]:
             if name in out and not isinstance(out[name], list):
                 raise ValueError(f"Mixing slices and non-slices with the same name: {name}")
             out.setdefault(name, []).append(var)
+        elif isinstance(var, SaveableObject):
+            if var.name in out:
+                raise ValueError(f"At least two variables have the same name: {var.name}")
+            out[var.name] = var
         else:
             name = _as_ref(var).op.name
             if name in out:
@@ -409,6 +437,12 @@ def _specs(names_to_saveables: Any) -> list[_VarSpec]:
         if not isinstance(name, str):
             raise TypeError(f"names_to_saveables must be a dict mapping string names to "
                             f"checkpointable objects. Name is not a string: {name}")
+        if isinstance(var, SaveableObject):
+            if id(var) in seen:
+                raise ValueError(f"The same saveable will be restored with two names: {name}")
+            seen.add(id(var))
+            specs.extend(_SaveableSpec(var, i) for i in range(len(var.specs)))
+            continue
         for spec in _specs_of(name, var):
             if id(spec.ref.op) in seen:
                 raise ValueError(f"The same saveable will be restored with two names: {name}")
@@ -543,7 +577,12 @@ class Saver:
                                          [s.slice_spec for s in specs],
                                          [s.dtype for s in specs])
         assigns = []
+        saveables: dict[int, tuple[SaveableObject, dict]] = {}
         for spec, tensor in zip(specs, restored):
+            if isinstance(spec, _SaveableSpec):
+                saveables.setdefault(id(spec.saveable), (spec.saveable, {}))[1][
+                    spec.index] = tensor
+                continue
             shape = spec.shape
             if self._reshape:
                 target = shape if shape.is_fully_defined() else array_ops.shape(spec.value())
@@ -554,6 +593,8 @@ class Saver:
             else:
                 validate = shape.is_fully_defined()
             assigns.append(spec.assign(tensor, validate))
+        for saveable, tensors in saveables.values():
+            assigns.append(saveable.restore([tensors[i] for i in sorted(tensors)], None))
         return control_flow_ops.group(*assigns, name=name)
 
     @staticmethod

@@ -217,3 +217,35 @@ def test_random_initializers_draw_tf_distributions():
         assert ours().get_config().keys() == theirs().get_config().keys()
     with pytest.raises(ValueError, match="two-dimensional"):
         tf.initializers.identity()([2, 2, 2])
+
+
+def _table_checkpoint_graph(lib):
+    table = lib.lookup.experimental.MutableHashTable(lib.string, lib.int64, -1)
+    dense = lib.lookup.experimental.DenseHashTable(lib.int64, lib.float32, 0.0, empty_key=0,
+                                                   deleted_key=-1, name="dense")
+    fill = [table.insert(["a", "b"], lib.constant([1, 2], lib.int64)),
+            dense.insert(lib.constant([3], lib.int64), [0.5])]
+    counter = lib.Variable(7, name="counter")
+    find = [table.lookup(["a", "b", "c"]), dense.lookup(lib.constant([3, 4], lib.int64))]
+    return fill, counter, find, lib.train.Saver()
+
+
+@pytest.mark.parametrize("writer,reader", [("tf", "gc"), ("gc", "tf"), ("gc", "gc")])
+def test_tables_in_checkpoints_cross_tf(tmp_path, writer, reader):
+    """A Saver saves mutable tables (``MutableHashTable-keys``/``-values``) next to the
+    variables; each library restores what the other wrote."""
+    libs = {"tf": tf1, "gc": tf}
+    prefix = str(tmp_path / "model")
+    with libs[writer].Graph().as_default():
+        fill, counter, _, saver = _table_checkpoint_graph(libs[writer])
+        with libs[writer].Session() as sess:
+            sess.run(counter.initializer)
+            sess.run(fill)
+            saver.save(sess, prefix)
+    with libs[reader].Graph().as_default():
+        _, _, find, saver = _table_checkpoint_graph(libs[reader])
+        with libs[reader].Session() as sess:
+            saver.restore(sess, prefix)
+            found, dense_found = sess.run(find)
+    np.testing.assert_array_equal(found, [1, 2, -1])
+    np.testing.assert_array_equal(dense_found, [0.5, 0.0])

@@ -68,3 +68,30 @@ def test_table_errors():
                 sess.run(other.initializer)
     with pytest.raises(ValueError, match="`key_dtype` must be int64"):
         tf.lookup.TextFileInitializer("f", tf.string, -1, tf.int64, 0)
+
+
+def test_saver_checkpoints_mutable_tables(tmp_path):
+    prefix = str(tmp_path / "model")
+
+    def build():
+        table = tf.lookup.experimental.MutableHashTable(tf.string, tf.int64, -1)
+        dense = tf.lookup.experimental.DenseHashTable(tf.int64, tf.int64, -1, empty_key=0,
+                                                      deleted_key=-1, initial_num_buckets=8)
+        fill = [table.insert(["k"], tf.constant([4], tf.int64)),
+                dense.insert(tf.constant([9, 10], tf.int64), tf.constant([90, 100], tf.int64))]
+        return fill, [table.lookup(["k", "j"]), dense.lookup(tf.constant([10, 11], tf.int64))]
+
+    with tf.Graph().as_default():
+        fill, _ = build()
+        saver = tf.train.Saver()
+        with tf.Session() as sess:
+            sess.run(fill)
+            saver.save(sess, prefix)
+    with tf.Graph().as_default():
+        _, find = build()
+        saver = tf.train.Saver()
+        with tf.Session() as sess:
+            saver.restore(sess, prefix)
+            found, dense_found = sess.run(find)
+    np.testing.assert_array_equal(found, [4, -1])
+    np.testing.assert_array_equal(dense_found, [100, -1])
