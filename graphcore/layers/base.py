@@ -223,16 +223,21 @@ class Layer:
                     name, shape=shape, dtype=dtype, initializer=initializer,
                     trainable=trainable and self.trainable, constraint=constraint,
                     partitioner=partitioner, use_resource=use_resource)
+                # A PartitionedVariable's shards are the weights; like TF's, it is not
+                # itself in TRAINABLE_VARIABLES, so they land among the non-trainable.
+                parts = list(variable) if isinstance(variable, variables_lib.PartitionedVariable) \
+                    else [variable]
                 if trainable and self.trainable and \
                         any(variable is v for v in variables_lib.trainable_variables()):
-                    self._trainable_weights.append(variable)
+                    self._trainable_weights.extend(parts)
                 else:
-                    self._non_trainable_weights.append(variable)
-                if regularizer is not None and id(variable) not in existing:
-                    with ops_lib.name_scope(name + "/Regularizer"):
-                        loss = regularizer(variable)
-                    if loss is not None:
-                        self.add_loss(loss)
+                    self._non_trainable_weights.extend(parts)
+                if regularizer is not None and id(parts[0]) not in existing:
+                    for part in parts:
+                        with ops_lib.name_scope(name + "/Regularizer"):
+                            loss = regularizer(part)
+                        if loss is not None:
+                            self.add_loss(loss)
         return variable
 
     def add_variable(self, *args: Any, **kwargs: Any) -> Any:

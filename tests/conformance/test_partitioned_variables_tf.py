@@ -118,7 +118,8 @@ def _build_partitioned(lib, shards, axis=0, use_setter=False):
                        emb._get_partitions(), [v.name for v in emb._get_variable_list()]],
             "global": [v.name for v in lib.global_variables()],
             "trainable": [v.name for v in lib.trainable_variables()],
-            "dense": [v.name for v in dense.trainable_weights],
+            "dense": [[v.name for v in dense.trainable_weights],
+                      [v.name for v in dense.weights]],
             "info": info,
             "proto": [str(v.to_proto().save_slice_info_def) for v in emb],
         }

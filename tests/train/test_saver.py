@@ -569,3 +569,60 @@ def test_saver_module_exports():
                  "NewCheckpointReader", "list_variables", "load_variable"):
         assert hasattr(saver_lib, name) and name in saver_lib.__all__
         assert getattr(tf.train, name) is getattr(saver_lib, name)
+
+
+# -- partitioned variables ------------------------------------------------------------------
+
+PARTITIONED = np.arange(30, dtype=np.float32).reshape(10, 3)
+
+
+def _partitioned_graph(shards, var_list=None, sharded=False):
+    """A graph with ``emb`` in ``shards`` shards (None: unpartitioned) and its Saver."""
+    g = tf.Graph()
+    with g.as_default():
+        emb = tf.get_variable("emb", shape=[10, 3], initializer=tf.zeros_initializer(),
+                              partitioner=tf.fixed_size_partitioner(shards) if shards
+                              else None)
+        saver = tf.train.Saver(var_list(emb) if var_list else None, sharded=sharded)
+    return g, emb, saver
+
+
+@pytest.mark.parametrize("var_list", [None, lambda v: [v], lambda v: {"emb": v},
+                                      lambda v: list(v)],
+                         ids=["default", "partitioned", "dict", "shards"])
+@pytest.mark.parametrize("sharded", [False, True])
+def test_partitioned_variables_restore_into_any_partitioning(tmp_path, var_list, sharded):
+    g, emb, saver = _partitioned_graph(2, var_list, sharded)
+    with tf.Session(graph=g) as sess:
+        sess.run(emb.assign(PARTITIONED))
+        prefix = saver.save(sess, str(tmp_path / "ck"), write_meta_graph=False)
+    assert saver_lib.list_variables(prefix) == [("emb", [10, 3])]
+    np.testing.assert_array_equal(saver_lib.load_variable(prefix, "emb"), PARTITIONED)
+    for shards in (3, 1, None):
+        g, emb, saver = _partitioned_graph(shards)
+        with tf.Session(graph=g) as sess:
+            saver.restore(sess, prefix)
+            value = tf.convert_to_tensor(emb) if shards else emb
+            np.testing.assert_array_equal(sess.run(value), PARTITIONED)
+
+
+def test_restore_of_a_slice_checks_the_full_shape(tmp_path):
+    g, emb, saver = _partitioned_graph(2)
+    with tf.Session(graph=g) as sess:
+        sess.run(emb.assign(PARTITIONED))
+        prefix = saver.save(sess, str(tmp_path / "ck"), write_meta_graph=False)
+    g = tf.Graph()
+    with g.as_default():
+        emb = tf.get_variable("emb", shape=[12, 3], partitioner=tf.fixed_size_partitioner(2))
+        saver = tf.train.Saver()
+    with tf.Session(graph=g) as sess, \
+            pytest.raises(tf.errors.InvalidArgumentError, match="does not match the shape"):
+        saver.restore(sess, prefix)
+
+
+def test_slices_of_different_variables_under_one_name_are_rejected():
+    with tf.Graph().as_default():
+        a = tf.get_variable("a", [4], partitioner=tf.fixed_size_partitioner(2))
+        b = tf.get_variable("b", [4], partitioner=tf.fixed_size_partitioner(2))
+        with pytest.raises(ValueError, match="Slices must all be from the same tensor"):
+            tf.train.Saver({"x": [list(a)[0], list(b)[1]]})
