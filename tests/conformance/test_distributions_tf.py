@@ -313,3 +313,47 @@ def test_graph_defs_match_tf(case, tf_control_flow_v1):
 
     ours, theirs = nodes(tf), nodes(tf1)
     assert sorted(ours - theirs) == sorted(theirs - ours) == []
+
+
+# name -> (build(lib, placeholder) -> tensor, good feed, bad feed): validate_args checks
+# that only fail at run time (the parameter fed through a placeholder).
+VALIDATION = {
+    "normal_scale": (lambda lib, p: lib.distributions.Normal(F(0.0), p, validate_args=True)
+                     .log_prob(F(0.5)), F(2.0), F(-1.0)),
+    "gamma_sample": (lambda lib, p: lib.distributions.Gamma(F(2.0), F(1.0), validate_args=True)
+                     .log_prob(p), F(1.5), F(-0.5)),
+    "beta_sample": (lambda lib, p: lib.distributions.Beta(F(2.0), F(3.0), validate_args=True)
+                    .log_prob(p), F(0.5), F(1.5)),
+    "bernoulli_probs": (lambda lib, p: lib.distributions.Bernoulli(probs=p, validate_args=True)
+                        .entropy(), F(0.3), F(1.3)),
+    "bernoulli_event": (lambda lib, p: lib.distributions.Bernoulli(probs=F(0.3),
+                                                                   validate_args=True)
+                        .log_prob(p), F(1.0), F(0.5)),
+    "categorical_event": (lambda lib, p: lib.distributions.Categorical(
+        probs=F([0.2, 0.8]), validate_args=True).log_prob(p), F(1.0), F(-1.0)),
+    "categorical_probs": (lambda lib, p: lib.distributions.Categorical(
+        probs=p, validate_args=True).entropy(), F([0.2, 0.8]), F([0.2, 0.2])),
+    "dirichlet_sample": (lambda lib, p: lib.distributions.Dirichlet(
+        F([1.0, 2.0]), validate_args=True).log_prob(p), F([0.3, 0.7]), F([0.3, 0.3])),
+    "multinomial_counts": (lambda lib, p: lib.distributions.Multinomial(
+        F(3.0), probs=F([0.5, 0.5]), validate_args=True).log_prob(p), F([1.0, 2.0]),
+        F([1.0, 1.0])),
+    "uniform_range": (lambda lib, p: lib.distributions.Uniform(F(0.0), p, validate_args=True)
+                      .mean(), F(2.0), F(-1.0)),
+}
+
+
+@pytest.mark.parametrize("case", sorted(VALIDATION))
+def test_validate_args_match_tf(case):
+    build, good, bad = VALIDATION[case]
+    results = []
+    for lib in (tf, tf1):
+        with lib.Graph().as_default():
+            p = lib.placeholder(lib.as_dtype(good.dtype), good.shape)
+            out = build(lib, p)
+            with lib.Session() as sess:
+                value = sess.run(out, {p: good})
+                with pytest.raises(lib.errors.InvalidArgumentError):
+                    sess.run(out, {p: bad})
+        results.append(value)
+    np.testing.assert_allclose(results[0], results[1], rtol=1e-6)
