@@ -206,38 +206,11 @@ class _ConvTranspose(Conv):
                                               self.strides[i])
         return shape_lib.TensorShape(dims)
 
-    def _finish(self, inputs: Any, outputs: Any) -> Any:
-        if inputs.shape.ndims:
-            outputs.set_shape(self.compute_output_shape(inputs.shape))
-        if self.use_bias:
-            outputs = nn_ops.bias_add(outputs, self.bias,
-                                      data_format=_tf_data_format(self.data_format, 4))
-        if self.activation is not None:
-            return self.activation(outputs)
-        return outputs
-
-
-class Conv2DTranspose(_ConvTranspose):
-    """Transposed 2-D convolution layer (deconvolution)."""
-
-    def __init__(self, filters: int, kernel_size: Any, strides: Any = (1, 1),
-                 padding: str = "valid", data_format: str = "channels_last",
-                 activation: Any = None, use_bias: bool = True, kernel_initializer: Any = None,
-                 bias_initializer: Any = None, kernel_regularizer: Any = None,
-                 bias_regularizer: Any = None, activity_regularizer: Any = None,
-                 kernel_constraint: Any = None, bias_constraint: Any = None,
-                 trainable: bool = True, name: str | None = None, **kwargs: Any) -> None:
-        super().__init__(2, filters, kernel_size, strides=strides, padding=padding,
-                         data_format=data_format, activation=activation, use_bias=use_bias,
-                         kernel_initializer=kernel_initializer,
-                         bias_initializer=bias_initializer,
-                         kernel_regularizer=kernel_regularizer,
-                         bias_regularizer=bias_regularizer,
-                         activity_regularizer=activity_regularizer,
-                         kernel_constraint=kernel_constraint, bias_constraint=bias_constraint,
-                         trainable=trainable, name=name, **kwargs)
-
     def call(self, inputs: Any) -> Any:
+        outputs = self._call_2d(inputs) if self.rank == 2 else self._call_3d(inputs)
+        return self._finish(inputs, outputs)
+
+    def _call_2d(self, inputs: Any) -> Any:
         inputs_shape = array_ops.shape(inputs)
         batch_size = inputs_shape[0]
         h_axis, w_axis = (2, 3) if self.data_format == "channels_first" else (1, 2)
@@ -271,30 +244,9 @@ class Conv2DTranspose(_ConvTranspose):
             padding=self.padding.upper(), data_format="NHWC")
         if self.data_format == "channels_first":
             outputs = array_ops.transpose(outputs, (0, 3, 1, 2))
-        return self._finish(inputs, outputs)
+        return outputs
 
-
-class Conv3DTranspose(_ConvTranspose):
-    """Transposed 3-D convolution layer (deconvolution)."""
-
-    def __init__(self, filters: int, kernel_size: Any, strides: Any = (1, 1, 1),
-                 padding: str = "valid", data_format: str = "channels_last",
-                 activation: Any = None, use_bias: bool = True, kernel_initializer: Any = None,
-                 bias_initializer: Any = None, kernel_regularizer: Any = None,
-                 bias_regularizer: Any = None, activity_regularizer: Any = None,
-                 kernel_constraint: Any = None, bias_constraint: Any = None,
-                 trainable: bool = True, name: str | None = None, **kwargs: Any) -> None:
-        super().__init__(3, filters, kernel_size, strides=strides, padding=padding,
-                         data_format=data_format, activation=activation, use_bias=use_bias,
-                         kernel_initializer=kernel_initializer,
-                         bias_initializer=bias_initializer,
-                         kernel_regularizer=kernel_regularizer,
-                         bias_regularizer=bias_regularizer,
-                         activity_regularizer=activity_regularizer,
-                         kernel_constraint=kernel_constraint, bias_constraint=bias_constraint,
-                         trainable=trainable, name=name, **kwargs)
-
-    def call(self, inputs: Any) -> Any:
+    def _call_3d(self, inputs: Any) -> Any:
         inputs_shape = array_ops.shape(inputs)
         batch_size = inputs_shape[0]
         first = self.data_format == "channels_first"
@@ -311,9 +263,44 @@ class Conv3DTranspose(_ConvTranspose):
         outputs = nn_conv_ops.conv3d_transpose_v2(
             inputs, self.kernel, array_ops.stack(output_shape), strides,
             data_format=_tf_data_format(self.data_format, 5), padding=self.padding.upper())
-        return self._finish(inputs, outputs)
+        return outputs
+
+    def _finish(self, inputs: Any, outputs: Any) -> Any:
+        if inputs.shape.ndims:
+            outputs.set_shape(self.compute_output_shape(inputs.shape))
+        if self.use_bias:
+            outputs = nn_ops.bias_add(outputs, self.bias,
+                                      data_format=_tf_data_format(self.data_format, 4))
+        if self.activation is not None:
+            return self.activation(outputs)
+        return outputs
 
 
+def _transpose_class(rank: int, class_name: str, doc: str) -> type:
+    """A _ConvTranspose of fixed ``rank`` with TF1's constructor signature."""
+    def __init__(self: Any, filters: int, kernel_size: Any, strides: Any = (1,) * rank,
+                 padding: str = "valid", data_format: str = "channels_last",
+                 activation: Any = None, use_bias: bool = True, kernel_initializer: Any = None,
+                 bias_initializer: Any = None, kernel_regularizer: Any = None,
+                 bias_regularizer: Any = None, activity_regularizer: Any = None,
+                 kernel_constraint: Any = None, bias_constraint: Any = None,
+                 trainable: bool = True, name: str | None = None, **kwargs: Any) -> None:
+        _ConvTranspose.__init__(
+            self, rank, filters, kernel_size, strides=strides, padding=padding,
+            data_format=data_format, activation=activation, use_bias=use_bias,
+            kernel_initializer=kernel_initializer, bias_initializer=bias_initializer,
+            kernel_regularizer=kernel_regularizer, bias_regularizer=bias_regularizer,
+            activity_regularizer=activity_regularizer, kernel_constraint=kernel_constraint,
+            bias_constraint=bias_constraint, trainable=trainable, name=name, **kwargs)
+
+    return type(class_name, (_ConvTranspose,), {"__init__": __init__, "__doc__": doc,
+                                                "__module__": __name__})
+
+
+Conv2DTranspose = _transpose_class(2, "Conv2DTranspose",
+                                   "Transposed 2-D convolution layer (deconvolution).")
+Conv3DTranspose = _transpose_class(3, "Conv3DTranspose",
+                                   "Transposed 3-D convolution layer (deconvolution).")
 Convolution2DTranspose, Convolution3DTranspose = Conv2DTranspose, Conv3DTranspose
 
 
@@ -366,34 +353,10 @@ class _SeparableConv(Conv):
                 dtype=self.dtype, trainable=True)
         self.built = True
 
-
-class SeparableConv1D(_SeparableConv):
-    """Depthwise separable 1-D convolution layer."""
-
-    def __init__(self, filters: int, kernel_size: Any, strides: Any = 1,
-                 padding: str = "valid", data_format: str = "channels_last",
-                 dilation_rate: Any = 1, depth_multiplier: int = 1, activation: Any = None,
-                 use_bias: bool = True, depthwise_initializer: Any = None,
-                 pointwise_initializer: Any = None, bias_initializer: Any = None,
-                 depthwise_regularizer: Any = None, pointwise_regularizer: Any = None,
-                 bias_regularizer: Any = None, activity_regularizer: Any = None,
-                 depthwise_constraint: Any = None, pointwise_constraint: Any = None,
-                 bias_constraint: Any = None, trainable: bool = True,
-                 name: str | None = None, **kwargs: Any) -> None:
-        super().__init__(
-            1, filters, kernel_size, strides=strides, padding=padding,
-            data_format=data_format, dilation_rate=dilation_rate,
-            depth_multiplier=depth_multiplier, activation=activation, use_bias=use_bias,
-            depthwise_initializer=depthwise_initializer,
-            pointwise_initializer=pointwise_initializer, bias_initializer=bias_initializer,
-            depthwise_regularizer=depthwise_regularizer,
-            pointwise_regularizer=pointwise_regularizer, bias_regularizer=bias_regularizer,
-            activity_regularizer=activity_regularizer,
-            depthwise_constraint=depthwise_constraint,
-            pointwise_constraint=pointwise_constraint, bias_constraint=bias_constraint,
-            trainable=trainable, name=name, **kwargs)
-
     def call(self, inputs: Any) -> Any:
+        return self._call_1d(inputs) if self.rank == 1 else self._call_2d(inputs)
+
+    def _call_1d(self, inputs: Any) -> Any:
         if self.padding == "causal":
             inputs = array_ops.pad(inputs, self._causal_padding(inputs))
         if self.data_format == "channels_last":
@@ -415,34 +378,7 @@ class SeparableConv1D(_SeparableConv):
             return self.activation(outputs)
         return outputs
 
-
-class SeparableConv2D(_SeparableConv):
-    """Depthwise separable 2-D convolution layer."""
-
-    def __init__(self, filters: int, kernel_size: Any, strides: Any = (1, 1),
-                 padding: str = "valid", data_format: str = "channels_last",
-                 dilation_rate: Any = (1, 1), depth_multiplier: int = 1,
-                 activation: Any = None, use_bias: bool = True,
-                 depthwise_initializer: Any = None, pointwise_initializer: Any = None,
-                 bias_initializer: Any = None, depthwise_regularizer: Any = None,
-                 pointwise_regularizer: Any = None, bias_regularizer: Any = None,
-                 activity_regularizer: Any = None, depthwise_constraint: Any = None,
-                 pointwise_constraint: Any = None, bias_constraint: Any = None,
-                 trainable: bool = True, name: str | None = None, **kwargs: Any) -> None:
-        super().__init__(
-            2, filters, kernel_size, strides=strides, padding=padding,
-            data_format=data_format, dilation_rate=dilation_rate,
-            depth_multiplier=depth_multiplier, activation=activation, use_bias=use_bias,
-            depthwise_initializer=depthwise_initializer,
-            pointwise_initializer=pointwise_initializer, bias_initializer=bias_initializer,
-            depthwise_regularizer=depthwise_regularizer,
-            pointwise_regularizer=pointwise_regularizer, bias_regularizer=bias_regularizer,
-            activity_regularizer=activity_regularizer,
-            depthwise_constraint=depthwise_constraint,
-            pointwise_constraint=pointwise_constraint, bias_constraint=bias_constraint,
-            trainable=trainable, name=name, **kwargs)
-
-    def call(self, inputs: Any) -> Any:
+    def _call_2d(self, inputs: Any) -> Any:
         strides = (1,) + self.strides + (1,) if self.data_format == "channels_last" \
             else (1, 1) + self.strides
         data_format = _tf_data_format(self.data_format, 4)
@@ -457,6 +393,39 @@ class SeparableConv2D(_SeparableConv):
         return outputs
 
 
+def _separable_class(rank: int, class_name: str, doc: str) -> type:
+    """A _SeparableConv of fixed ``rank`` with TF1's constructor signature."""
+    def __init__(self: Any, filters: int, kernel_size: Any, strides: Any = (1,) * rank,
+                 padding: str = "valid", data_format: str = "channels_last",
+                 dilation_rate: Any = (1,) * rank, depth_multiplier: int = 1,
+                 activation: Any = None, use_bias: bool = True,
+                 depthwise_initializer: Any = None, pointwise_initializer: Any = None,
+                 bias_initializer: Any = None, depthwise_regularizer: Any = None,
+                 pointwise_regularizer: Any = None, bias_regularizer: Any = None,
+                 activity_regularizer: Any = None, depthwise_constraint: Any = None,
+                 pointwise_constraint: Any = None, bias_constraint: Any = None,
+                 trainable: bool = True, name: str | None = None, **kwargs: Any) -> None:
+        _SeparableConv.__init__(
+            self, rank, filters, kernel_size, strides=strides, padding=padding,
+            data_format=data_format, dilation_rate=dilation_rate,
+            depth_multiplier=depth_multiplier, activation=activation, use_bias=use_bias,
+            depthwise_initializer=depthwise_initializer,
+            pointwise_initializer=pointwise_initializer, bias_initializer=bias_initializer,
+            depthwise_regularizer=depthwise_regularizer,
+            pointwise_regularizer=pointwise_regularizer, bias_regularizer=bias_regularizer,
+            activity_regularizer=activity_regularizer,
+            depthwise_constraint=depthwise_constraint,
+            pointwise_constraint=pointwise_constraint, bias_constraint=bias_constraint,
+            trainable=trainable, name=name, **kwargs)
+
+    return type(class_name, (_SeparableConv,), {"__init__": __init__, "__doc__": doc,
+                                                "__module__": __name__})
+
+
+SeparableConv1D = _separable_class(1, "SeparableConv1D",
+                                   "Depthwise separable 1-D convolution layer.")
+SeparableConv2D = _separable_class(2, "SeparableConv2D",
+                                   "Depthwise separable 2-D convolution layer.")
 SeparableConvolution1D, SeparableConvolution2D = SeparableConv1D, SeparableConv2D
 
 

@@ -301,30 +301,30 @@ def extract_volume_patches(input: Any, ksizes: Any, strides: Any, padding: str, 
                     strides=strides, padding=padding).outputs[0]
 
 
-def conv2d_backprop_filter_v2(input: Any, filter: Any, out_backprop: Any,  # noqa: A002
-                              strides: Any, padding: Any, use_cudnn_on_gpu: bool = True,
-                              explicit_paddings: Any = (), data_format: str = "NHWC",
-                              dilations: Any = (1, 1, 1, 1),
-                              name: str | None = None) -> ops_lib.Tensor:
-    """Conv2DBackpropFilterV2: the filter gradient, its shape taken from ``filter``."""
-    return apply_op("Conv2DBackpropFilterV2", name=name, input=input, filter=filter,
-                    out_backprop=out_backprop, strides=strides, padding=padding,
-                    use_cudnn_on_gpu=use_cudnn_on_gpu,
-                    explicit_paddings=list(explicit_paddings), data_format=data_format,
-                    dilations=list(dilations)).outputs[0]
+def _conv2d_backprop_v2(op_type: str, fn_name: str, doc: str):
+    """The wrapper of Conv2DBackpropInputV2 / Conv2DBackpropFilterV2 (shapes from the
+    tensors themselves)."""
+    def fn(input: Any, filter: Any, out_backprop: Any, strides: Any,  # noqa: A002
+           padding: Any, use_cudnn_on_gpu: bool = True, explicit_paddings: Any = (),
+           data_format: str = "NHWC", dilations: Any = (1, 1, 1, 1),
+           name: str | None = None) -> ops_lib.Tensor:
+        return apply_op(op_type, name=name, input=input, filter=filter,
+                        out_backprop=out_backprop, strides=strides, padding=padding,
+                        use_cudnn_on_gpu=use_cudnn_on_gpu,
+                        explicit_paddings=list(explicit_paddings), data_format=data_format,
+                        dilations=list(dilations)).outputs[0]
+
+    fn.__name__ = fn.__qualname__ = fn_name
+    fn.__doc__ = doc
+    return fn
 
 
-def conv2d_backprop_input_v2(input: Any, filter: Any, out_backprop: Any,  # noqa: A002
-                             strides: Any, padding: Any, use_cudnn_on_gpu: bool = True,
-                             explicit_paddings: Any = (), data_format: str = "NHWC",
-                             dilations: Any = (1, 1, 1, 1),
-                             name: str | None = None) -> ops_lib.Tensor:
-    """Conv2DBackpropInputV2: the input gradient, its shape taken from ``input``."""
-    return apply_op("Conv2DBackpropInputV2", name=name, input=input, filter=filter,
-                    out_backprop=out_backprop, strides=strides, padding=padding,
-                    use_cudnn_on_gpu=use_cudnn_on_gpu,
-                    explicit_paddings=list(explicit_paddings), data_format=data_format,
-                    dilations=list(dilations)).outputs[0]
+conv2d_backprop_filter_v2 = _conv2d_backprop_v2(
+    "Conv2DBackpropFilterV2", "conv2d_backprop_filter_v2",
+    "The filter gradient of conv2d, its shape that of ``filter``.")
+conv2d_backprop_input_v2 = _conv2d_backprop_v2(
+    "Conv2DBackpropInputV2", "conv2d_backprop_input_v2",
+    "The input gradient of conv2d, its shape that of ``input``.")
 
 
 def conv2d_transpose_v2(input: Any, filters: Any, output_shape: Any,  # noqa: A002

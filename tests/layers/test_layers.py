@@ -109,3 +109,45 @@ def test_user_layer_subclass():
             np.testing.assert_allclose(sess.run(y), np.full((2, 3), 2.0))
             sess.run(layer.updates)
             assert sess.run(layer.steps) == 1
+
+
+@pytest.mark.parametrize("build,shape,variables,out_shape", [
+    (lambda x: tf.layers.conv1d(x, 4, 3, padding="causal"), [2, 9, 3],
+     {"conv1d/kernel": [3, 3, 4], "conv1d/bias": [4]}, [2, 9, 4]),
+    (lambda x: tf.layers.Conv3D(2, 2, strides=2, use_bias=False)(x), [1, 4, 6, 4, 3],
+     {"conv3d/kernel": [2, 2, 2, 3, 2]}, [1, 2, 3, 2, 2]),
+    (lambda x: tf.layers.conv2d_transpose(x, 5, 3, strides=2, name="up"), [2, 4, None, 3],
+     {"up/kernel": [3, 3, 5, 3], "up/bias": [5]}, [2, 9, None, 5]),
+    (lambda x: tf.layers.Conv3DTranspose(2, (1, 2, 3), padding="same",
+                                         data_format="channels_first")(x),
+     [1, 3, 2, 2, 2], {"conv3d_transpose/kernel": [1, 2, 3, 2, 3],
+                       "conv3d_transpose/bias": [2]}, [1, 2, 2, 2, 2]),
+    (lambda x: tf.layers.separable_conv2d(x, 6, 3, depth_multiplier=2), [1, 5, 5, 3],
+     {"separable_conv2d/depthwise_kernel": [3, 3, 3, 2],
+      "separable_conv2d/pointwise_kernel": [1, 1, 6, 6], "separable_conv2d/bias": [6]},
+     [1, 3, 3, 6]),
+    (lambda x: tf.layers.SeparableConv1D(2, 2, dilation_rate=2)(x), [2, 7, 3],
+     {"separable_conv1d/depthwise_kernel": [2, 3, 1],
+      "separable_conv1d/pointwise_kernel": [1, 3, 2], "separable_conv1d/bias": [2]},
+     [2, 5, 2]),
+    (lambda x: tf.layers.max_pooling3d(x, 2, 2, data_format="channels_first"),
+     [1, 2, 4, 4, 4], {}, [1, 2, 2, 2, 2]),
+    (lambda x: tf.layers.AveragePooling3D(3, 1, padding="same")(x), [1, 4, 4, 4, 2], {},
+     [1, 4, 4, 4, 2]),
+])
+def test_conv_and_pool_layers_variables_and_shapes(build, shape, variables, out_shape):
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, shape)
+        out = build(x)
+        assert {v.op.name: v.shape.as_list() for v in tf.global_variables()} == variables
+        assert out.shape.as_list() == out_shape
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            value = sess.run(out, {x: RNG.normal(size=[3 if d is None else d
+                                                       for d in shape])})
+        assert list(value.shape) == [7 if d is None else d for d in out_shape]
+
+
+def test_causal_padding_only_for_1d():
+    with pytest.raises(ValueError, match="Causal padding is only supported"):
+        tf.layers.Conv2D(2, 3, padding="causal")
