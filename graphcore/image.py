@@ -21,6 +21,7 @@ from graphcore.ops.image_codec_ops import (
     decode_image,
     decode_jpeg,
     decode_png,
+    decode_webp,
     encode_jpeg,
     encode_png,
     extract_jpeg_shape,

@@ -16,6 +16,7 @@ from graphcore.ops.image_codec_ops import (
     decode_image,
     decode_jpeg,
     decode_png,
+    decode_webp,
     encode_jpeg,
     encode_png,
     extract_jpeg_shape,
@@ -65,4 +66,4 @@ __all__ = ["FixedLenFeature", "FixedLenSequenceFeature", "PaddingFIFOQueue", "Pr
            "read_file", "serialize_many_sparse", "serialize_sparse", "serialize_tensor",
            "tf_record_iterator", "write_file", "write_graph"]
 __all__ += ["decode_and_crop_jpeg", "decode_bmp", "decode_gif", "decode_image", "decode_jpeg",
-            "decode_png", "encode_jpeg", "encode_png", "extract_jpeg_shape", "is_jpeg"]
+            "decode_png", "decode_webp", "encode_jpeg", "encode_png", "extract_jpeg_shape", "is_jpeg"]

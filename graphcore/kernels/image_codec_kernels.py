@@ -1,5 +1,5 @@
-"""CPU kernels of the image codecs: PNG and BMP in numpy (png_codec), JPEG and GIF through
-Pillow (libjpeg-turbo / Pillow's GIF reader: JPEG pixels may differ from TF's libjpeg build
+"""CPU kernels of the image codecs: PNG and BMP in numpy (png_codec), JPEG, GIF and WebP
+through Pillow (libjpeg-turbo / Pillow's GIF reader: JPEG pixels may differ from TF's libjpeg build
 by a few units), and DecodeImage dispatching on the magic bytes as TF does."""
 
 from __future__ import annotations
@@ -178,6 +178,36 @@ def _decode_gif(ctx: KernelContext):
     return compute
 
 
+def decode_webp(data: bytes, channels: int) -> np.ndarray:
+    image_mod = _pil()
+    try:
+        image = image_mod.open(io.BytesIO(data))
+        if image.format != "WEBP":
+            raise OSError("not a WebP image")
+        mode = "RGBA" if image.mode == "RGBA" or image.info.get("transparency") is not None \
+            else "RGB"
+        frames = []
+        for index in range(getattr(image, "n_frames", 1)):
+            image.seek(index)
+            frames.append(np.asarray(image.convert(mode), np.uint8))
+    except (OSError, SyntaxError, ValueError, EOFError) as e:
+        raise _invalid(f"Error decoding WebP image: {e}") from None
+    stacked = np.stack(frames)
+    if channels not in (0, stacked.shape[-1]):
+        raise _invalid("Number of channels requested does not match input")
+    return stacked
+
+
+@register_kernel("DecodeWebP", constraints={"dtype": ["uint8"]})
+def _decode_webp(ctx: KernelContext):
+    channels = int(ctx.attr("channels"))
+
+    def compute(contents):
+        return (decode_webp(_contents(contents), channels),)
+
+    return compute
+
+
 @register_kernel("DecodeImage")
 def _decode_image(ctx: KernelContext):
     channels = int(ctx.attr("channels"))
@@ -203,8 +233,15 @@ def _decode_image(ctx: KernelContext):
                 image = image[0]
         elif data[:2] == b"BM":
             image = decode_bmp(data, channels)
+        elif data[:4] == b"RIFF" and data[8:12] == b"WEBP":
+            if dtype != "uint8":
+                raise _invalid("WebP only supports uint8 for dtype")
+            image = decode_webp(data, channels)
+            if not expand:
+                image = image[0]
         else:
-            raise _invalid("Unknown image file format. One of JPEG, PNG, GIF, BMP required.")
+            raise _invalid("Unknown image file format. One of JPEG, JPEG XL, PNG, GIF, BMP, WebP "
+                           "required.")
         if dtype == "uint16" and image.dtype == np.uint8:
             # TF widens JPEG, GIF and BMP pixels by a shift (libpng's PNG expansion is *257).
             image = image.astype(np.uint16) << 8

@@ -1,6 +1,6 @@
 """The image codecs of tf.image / tf.io: DecodePng/EncodePng, DecodeJpeg/EncodeJpeg/
-EncodeJpegVariableQuality/DecodeAndCropJpeg/ExtractJpegShape, DecodeGif, DecodeBmp,
-DecodeImage; with is_jpeg, decode_image, adjust_jpeg_quality and random_jpeg_quality."""
+EncodeJpegVariableQuality/DecodeAndCropJpeg/ExtractJpegShape, DecodeGif, DecodeWebP,
+DecodeBmp, DecodeImage; with is_jpeg, decode_image, adjust_jpeg_quality and random_jpeg_quality."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from graphcore.ops.image_ops import convert_image_dtype, is_tensor
 
 __all__ = [
     "adjust_jpeg_quality", "decode_and_crop_jpeg", "decode_bmp", "decode_gif", "decode_image",
-    "decode_jpeg", "decode_png", "encode_jpeg", "encode_png", "extract_jpeg_shape", "is_jpeg",
+    "decode_jpeg", "decode_png", "decode_webp", "encode_jpeg", "encode_png", "extract_jpeg_shape", "is_jpeg",
     "random_jpeg_quality",
 ]
 
@@ -60,6 +60,10 @@ _jpeg_op("DecodeAndCropJpeg")
 op_registry.register_op("DecodePng").input("contents: string").output("image: dtype") \
     .attr("channels: int = 0").attr("dtype: {uint8, uint16} = DT_UINT8") \
     .shape_fn(_decode_shape)
+op_registry.register_op("DecodeWebP").input("contents: string").output("image: dtype") \
+    .attr("channels: int = 0").attr("dtype: type = DT_UINT8") \
+    .shape_fn(lambda op: (_scalar_contents(op),
+                          [_S([None, None, None, op.get_attr("channels") or None])])[1])
 op_registry.register_op("DecodeBmp").input("contents: string").output("image: uint8") \
     .attr("channels: int = 0").shape_fn(_decode_shape)
 op_registry.register_op("DecodeGif").input("contents: string").output("image: uint8") \
@@ -167,6 +171,12 @@ def extract_jpeg_shape(contents: Any, output_type: Any = dtypes_lib.int32,
 def decode_gif(contents: Any, name: str | None = None) -> ops_lib.Tensor:
     """Decodes the frames of a GIF to [num_frames, height, width, 3] uint8."""
     return _op("DecodeGif", name, contents=contents)
+
+
+def decode_webp(contents: Any, channels: int = 0, dtype: Any = dtypes_lib.uint8,
+                name: str | None = None) -> ops_lib.Tensor:
+    """Decodes the frames of a WebP image to [num_frames, height, width, 3 or 4] uint8."""
+    return _op("DecodeWebP", name, contents=contents, channels=channels, dtype=dtype)
 
 
 def decode_bmp(contents: Any, channels: int = 0, name: str | None = None) -> ops_lib.Tensor:

@@ -1,7 +1,7 @@
 """Reference tier: the image codecs of tf.image / tf.io against TensorFlow's compat.v1.
 
-PNG, BMP and GIF decode exactly as TF's; PNG encodes to TF's very bytes. JPEG goes through Pillow's libjpeg-turbo here and TF's own libjpeg build
-there, with different default DCTs, so decoded JPEG pixels are compared within a few
+PNG, BMP, GIF and WebP decode exactly as TF's; PNG encodes to TF's very bytes. JPEG goes
+through Pillow's libjpeg-turbo here and TF's own libjpeg build there, with different default DCTs, so decoded JPEG pixels are compared within a few
 units (JPEG_ATOL). Skipped without TensorFlow."""
 
 import io
@@ -178,6 +178,42 @@ def test_decode_gif_matches_tf():
     for a, b in zip(_run(tf, build), _run(tf1, build)):
         assert a.dtype == b.dtype
         np.testing.assert_array_equal(a, b)
+
+
+def _webp_sources():
+    rgba = np.concatenate([SMOOTH, SMOOTH[..., :1]], axis=-1)
+    frames = [Image.fromarray(SMOOTH), Image.fromarray(SMOOTH[::-1].copy())]
+    buffer = io.BytesIO()
+    frames[0].save(buffer, "WEBP", save_all=True, append_images=frames[1:], lossless=True)
+    return {"rgb_lossless": _pil_bytes(SMOOTH, "WEBP", lossless=True),
+            "rgb_lossy": _pil_bytes(SMOOTH, "WEBP", quality=70),
+            "rgba_lossy": _pil_bytes(rgba, "WEBP", quality=80),
+            "animated": buffer.getvalue()}
+
+
+WEBP_SOURCES = _webp_sources()
+
+
+@pytest.mark.parametrize("key", sorted(WEBP_SOURCES))
+@pytest.mark.parametrize("channels", [0, 3, 4])
+def test_decode_webp_matches_tf(key, channels):
+    data = WEBP_SOURCES[key]
+    builds = [lambda t: t.io.decode_webp(data, channels=channels),
+              lambda t: t.image.decode_image(data, channels),
+              lambda t: t.io.decode_image(data, channels, expand_animations=False),
+              lambda t: t.io.decode_image(data, channels, t.float32)]
+    for build in builds:
+        results = []
+        for lib in (tf, tf1):
+            try:
+                results.append(_run(lib, build))
+            except lib.errors.InvalidArgumentError as e:
+                results.append(type(e).__name__)
+        if isinstance(results[1], str):
+            assert results[0] == results[1]
+        else:
+            assert results[0].dtype == results[1].dtype
+            np.testing.assert_array_equal(results[0], results[1])
 
 
 BMP_SOURCES = {"rgb24": _pil_bytes(_image(3, shape=(5, 7)), "BMP"),
