@@ -6,6 +6,7 @@ grouped with the scale's update."""
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from graphcore.framework.indexed_slices import IndexedSlices
@@ -13,7 +14,10 @@ from graphcore.ops import control_flow_ops, math_ops
 from graphcore.train import loss_scale as loss_scale_module
 from graphcore.train import optimizer
 
-__all__ = ["MixedPrecisionLossScaleOptimizer"]
+__all__ = ["MixedPrecisionLossScaleOptimizer", "disable_mixed_precision_graph_rewrite",
+           "enable_mixed_precision_graph_rewrite"]
+
+_log = logging.getLogger("graphcore.train")
 
 
 class MixedPrecisionLossScaleOptimizer(optimizer.Optimizer):
@@ -95,3 +99,36 @@ class MixedPrecisionLossScaleOptimizer(optimizer.Optimizer):
 
     def variables(self) -> list:
         return self._optimizer.variables() + list(self._loss_scale._weights.values())
+
+
+_graph_rewrite_enabled = False
+
+
+def enable_mixed_precision_graph_rewrite(opt: optimizer.Optimizer,
+                                         loss_scale: Any = "dynamic"
+                                         ) -> MixedPrecisionLossScaleOptimizer:
+    """``opt`` wrapped in a MixedPrecisionLossScaleOptimizer, with TF's automatic mixed
+    precision switched on for later sessions. That grappler pass casts ops to float16 on
+    GPUs only (TF skips it when no GPU is present); graphcore's kernels run on the CPU,
+    so, as TF on a CPU, the graph keeps its dtypes and the loss scaling is the effect."""
+    global _graph_rewrite_enabled
+    if isinstance(opt, MixedPrecisionLossScaleOptimizer):
+        raise ValueError('"opt" must not already be an instance of a '
+                         "MixedPrecisionLossScaleOptimizer. "
+                         "`enable_mixed_precision_graph_rewrite` will automatically wrap "
+                         "the optimizer with a MixedPrecisionLossScaleOptimizer.")
+    if not isinstance(opt, optimizer.Optimizer):
+        raise ValueError('"opt" must be an instance of a tf.train.Optimizer or a '
+                         f"tf.keras.optimizers.Optimizer, but got: {opt}")
+    opt = MixedPrecisionLossScaleOptimizer(opt, loss_scale)
+    _graph_rewrite_enabled = True
+    return opt
+
+
+def disable_mixed_precision_graph_rewrite() -> None:
+    """Switches automatic mixed precision off for later sessions."""
+    global _graph_rewrite_enabled
+    if not _graph_rewrite_enabled:
+        _log.warning("disable_mixed_precision_graph_rewrite() called when mixed precision is "
+                     "already disabled.")
+    _graph_rewrite_enabled = False

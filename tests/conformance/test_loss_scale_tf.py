@@ -65,3 +65,27 @@ def test_errors_match_tf(make):
         with tf1.Graph().as_default():
             make(tf1)
     assert str(ours.value).split(":")[0] == str(theirs.value).split(":")[0]
+
+
+def _rewrite_train(lib):
+    graph = lib.Graph()
+    with graph.as_default():
+        w = lib.Variable([1.0, -2.0], name="w", use_resource=True)
+        loss = lib.reduce_sum(lib.square(w - 3.0))
+        opt = lib.train.experimental.enable_mixed_precision_graph_rewrite(
+            lib.train.GradientDescentOptimizer(0.1))
+        try:
+            train = opt.minimize(loss)
+            with lib.Session(graph=graph) as sess:
+                sess.run(lib.global_variables_initializer())
+                for _ in range(3):
+                    sess.run(train)
+                return type(opt).__name__, sess.run(w)
+        finally:
+            lib.train.experimental.disable_mixed_precision_graph_rewrite()
+
+
+def test_enable_mixed_precision_graph_rewrite_matches_tf_on_cpu():
+    ours, theirs = _rewrite_train(gc), _rewrite_train(tf1)
+    assert ours[0] == theirs[0] == "MixedPrecisionLossScaleOptimizer"
+    np.testing.assert_allclose(ours[1], theirs[1], rtol=1e-6)

@@ -43,3 +43,25 @@ def test_fixed_loss_scale_always_applies_and_get_builds_scales():
             loss_scale.get("bogus")
         with tf.Session() as sess:
             assert sess.run(fixed()) == 16.0
+
+
+def test_enable_mixed_precision_graph_rewrite_wraps_the_optimizer(caplog):
+    from graphcore.train import loss_scale_optimizer
+
+    with tf.Graph().as_default():
+        base = tf.train.AdamOptimizer(0.1)
+        opt = tf.train.experimental.enable_mixed_precision_graph_rewrite(base)
+        try:
+            assert isinstance(opt, tf.train.experimental.MixedPrecisionLossScaleOptimizer)
+            assert opt._optimizer is base and opt._doing_dynamic_loss_scaling()
+            assert loss_scale_optimizer._graph_rewrite_enabled
+            with pytest.raises(ValueError, match='"opt" must not already be an instance'):
+                tf.train.experimental.enable_mixed_precision_graph_rewrite(opt)
+            with pytest.raises(ValueError, match='"opt" must be an instance of a '
+                                                 'tf.train.Optimizer'):
+                tf.train.experimental.enable_mixed_precision_graph_rewrite(object())
+        finally:
+            tf.train.experimental.disable_mixed_precision_graph_rewrite()
+        assert not loss_scale_optimizer._graph_rewrite_enabled
+        tf.train.experimental.disable_mixed_precision_graph_rewrite()
+        assert "already disabled" in caplog.text
