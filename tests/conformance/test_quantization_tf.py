@@ -99,6 +99,8 @@ def _quantize_cases():
                 lib.dequantize(q2.output, q2.output_min, q2.output_max, axis=-1)]
 
     cases["quantize_per_axis"] = per_axis
+    cases["dequantize_bfloat16"] = lambda lib: [lib.dequantize(
+        *lib.quantize(X, -6.0, 6.0, lib.qint8), dtype=lib.bfloat16)]
     return cases
 
 
