@@ -196,31 +196,37 @@ def _crop_and_resize_grad_boxes(ctx: KernelContext):
 # -- non-max suppression ----------------------------------------------------------------------
 
 
-def _iou_matrix(boxes: np.ndarray) -> np.ndarray:
-    """TF's IOU: corners canonicalised, zero for empty boxes."""
-    boxes = boxes.astype(_F)
-    ymin = np.minimum(boxes[:, 0], boxes[:, 2])
-    xmin = np.minimum(boxes[:, 1], boxes[:, 3])
-    ymax = np.maximum(boxes[:, 0], boxes[:, 2])
-    xmax = np.maximum(boxes[:, 1], boxes[:, 3])
-    area = (ymax - ymin) * (xmax - xmin)
-    iy = np.maximum(np.minimum(ymax[:, None], ymax[None]) - np.maximum(ymin[:, None], ymin[None]),
-                    0)
-    ix = np.maximum(np.minimum(xmax[:, None], xmax[None]) - np.maximum(xmin[:, None], xmin[None]),
-                    0)
-    inter = (iy * ix).astype(_F)
-    union = area[:, None] + area[None] - inter
-    with np.errstate(divide="ignore", invalid="ignore"):
-        iou = (inter / union).astype(_F)
-    empty = (area[:, None] <= 0) | (area[None] <= 0)
-    return np.where(empty, _F(0), iou)
+class _BoxIou:
+    """TF's IOU of one box against others (corners canonicalised, zero for empty boxes),
+    computed per candidate: no num_boxes^2 matrix."""
+
+    def __init__(self, boxes: np.ndarray):
+        boxes = boxes.astype(_F)
+        self.ymin = np.minimum(boxes[:, 0], boxes[:, 2])
+        self.xmin = np.minimum(boxes[:, 1], boxes[:, 3])
+        self.ymax = np.maximum(boxes[:, 0], boxes[:, 2])
+        self.xmax = np.maximum(boxes[:, 1], boxes[:, 3])
+        self.area = (self.ymax - self.ymin) * (self.xmax - self.xmin)
+
+    def __getitem__(self, key: tuple) -> np.ndarray:
+        i, js = key
+        iy = np.maximum(np.minimum(self.ymax[i], self.ymax[js]) -
+                        np.maximum(self.ymin[i], self.ymin[js]), 0)
+        ix = np.maximum(np.minimum(self.xmax[i], self.xmax[js]) -
+                        np.maximum(self.xmin[i], self.xmin[js]), 0)
+        inter = (iy * ix).astype(_F)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            iou = (inter / (self.area[i] + self.area[js] - inter)).astype(_F)
+        empty = (self.area[i] <= 0) | (self.area[js] <= 0)
+        return np.where(empty, _F(0), iou)
 
 
-def greedy_nms(similarity: np.ndarray, scores: np.ndarray, max_output_size: int,
+def greedy_nms(similarity, scores: np.ndarray, max_output_size: int,
                threshold: float, score_threshold: float,
                soft_nms_sigma: float = 0.0) -> tuple[list, list]:
     """TF's DoNonMaxSuppressionOp: a priority queue by (score, -index); each candidate
-    is compared against the boxes selected since it was last looked at, newest first."""
+    is compared against the boxes selected since it was last looked at, newest first.
+    ``similarity[i, js]`` gives candidate i's similarities to the boxes ``js``."""
     dtype = scores.dtype.type
     threshold, score_threshold = dtype(threshold), dtype(score_threshold)
     soft = soft_nms_sigma > 0.0
@@ -234,8 +240,10 @@ def greedy_nms(similarity: np.ndarray, scores: np.ndarray, max_output_size: int,
         original = -neg_score
         score = original
         hard = False
+        # Similarities to the boxes selected since this candidate was last compared.
+        sims = similarity[index, selected[begin:]] if len(selected) > begin else ()
         for j in range(len(selected) - 1, begin - 1, -1):
-            sim = similarity[index, selected[j]]
+            sim = sims[j - begin]
             score = dtype(score * (np.exp(scale * sim * sim) if sim <= threshold else 0))
             if not soft and sim > threshold:
                 hard = True
@@ -291,7 +299,7 @@ def _nms_kernel(version: int):
             if sigma < 0:
                 raise _invalid("soft_nms_sigma must be non-negative")
             work = scores.astype(_F)
-            selected, sel_scores = greedy_nms(_iou_matrix(boxes), work, size, threshold,
+            selected, sel_scores = greedy_nms(_BoxIou(boxes), work, size, threshold,
                                               float(score_threshold), sigma)
             valid = np.int32(len(selected))
             idx = np.array(selected, np.int32)
@@ -359,7 +367,7 @@ def _combined_nms(ctx: KernelContext):
             found = []
             for c in range(num_classes):
                 class_boxes = boxes[b, :, 0 if q == 1 else c]
-                sel, sel_scores = greedy_nms(_iou_matrix(class_boxes), scores[b, :, c],
+                sel, sel_scores = greedy_nms(_BoxIou(class_boxes), scores[b, :, c],
                                              per_class, threshold, float(score_threshold))
                 found += [(s, c, class_boxes[i]) for i, s in zip(sel, sel_scores)]
             found.sort(key=lambda item: -item[0])

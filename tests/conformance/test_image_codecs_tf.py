@@ -1,8 +1,9 @@
 """Reference tier: the image codecs of tf.image / tf.io against TensorFlow's compat.v1.
 
 PNG, BMP, GIF and WebP decode exactly as TF's; PNG encodes to TF's very bytes. JPEG goes
-through Pillow's libjpeg-turbo here and TF's own libjpeg build there, with different default DCTs, so decoded JPEG pixels are compared within a few
-units (JPEG_ATOL). Skipped without TensorFlow."""
+through Pillow's libjpeg-turbo here and TF's own libjpeg build there, with different
+default DCTs, so decoded JPEG pixels are compared within a few units (JPEG_ATOL,
+JPEG_FAST_ATOL). Skipped without TensorFlow."""
 
 import io
 import os
