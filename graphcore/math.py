@@ -1,8 +1,5 @@
 """``tf.math``: TF1's ``tf.math`` names, gathered from the op modules that define them
-(math, elementwise, nn, array and bitwise ops).
-
-Not yet here: sobol_sample (no SobolSample op in graphcore).
-"""
+(math, elementwise, special math, nn, sort, array and bitwise ops)."""
 
 # ruff: noqa: F401, I001
 from graphcore.ops.array_ops import invert_permutation, unsorted_segment_sum
@@ -35,7 +32,7 @@ from graphcore.ops.nn_activation_ops import softsign
 from graphcore.ops.nn_impl import zero_fraction
 from graphcore.ops.special_math_ops import (
     bessel_i0, bessel_i0e, bessel_i1, bessel_i1e, cumulative_logsumexp, multiply_no_nan,
-    nextafter, reduce_euclidean_norm, xlog1py,
+    nextafter, reduce_euclidean_norm, sobol_sample, xlog1py,
 )
 from graphcore import math_special as special
 from graphcore.ops.sort_ops import approx_max_k, approx_min_k, top_k

@@ -1,10 +1,14 @@
 """CPU kernels of :mod:`graphcore.ops.special_math_ops`: SciPy's special functions, numpy's
-nextafter, MulNoNan, Xlog1py, EuclideanNorm and CumulativeLogsumexp."""
+nextafter, MulNoNan, Xlog1py, EuclideanNorm, CumulativeLogsumexp, and SobolSample from
+SciPy's unscrambled Sobol sequence (the same Joe-Kuo direction numbers as TF's)."""
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 from scipy import special
+from scipy.stats import qmc
 
 from graphcore.framework import errors
 from graphcore.kernels.math_kernels import binary_kernel, unary_kernel
@@ -104,5 +108,34 @@ def _cumulative_logsumexp(ctx: KernelContext):
         if reverse:
             r = np.flip(r, a)
         return (np.ascontiguousarray(r).astype(out),)
+
+    return compute
+
+
+# TF's SobolSample supports dimensions up to this bound (its direction-number table).
+_SOBOL_MAX_DIM = 21200
+
+
+@register_kernel("SobolSample")
+def _sobol_sample(ctx: KernelContext):
+    out = np.dtype(ctx.output_types[0].as_numpy_dtype)
+
+    def compute(dim, num_results, skip):
+        dim, num_results, skip = int(dim), int(num_results), int(skip)
+        if dim < 1:
+            raise errors.InvalidArgumentError(None, None, "dim must be at least one")
+        if dim > _SOBOL_MAX_DIM:
+            raise errors.InvalidArgumentError(None, None,
+                                              f"dim must be at most {_SOBOL_MAX_DIM}")
+        if num_results < 1:
+            raise errors.InvalidArgumentError(None, None, "num_results must be at least one")
+        if skip < 0:
+            raise errors.InvalidArgumentError(None, None, "skip must be non-negative")
+        engine = qmc.Sobol(d=dim, scramble=False)
+        with warnings.catch_warnings():
+            # SciPy warns when a sample size is not a power of two; TF's op allows any.
+            warnings.simplefilter("ignore")
+            engine.fast_forward(1 + skip)
+            return (engine.random(num_results).astype(out),)
 
     return compute

@@ -1,6 +1,6 @@
 """tf.math leftovers as TF defines them: the special functions of ``tf.math.special``
 (Bessel, Dawson, exponential integral, Fresnel, Spence), MulNoNan, NextAfter, Xlog1py,
-EuclideanNorm and CumulativeLogsumexp. Gradients in
+EuclideanNorm, CumulativeLogsumexp and SobolSample. Gradients in
 :mod:`graphcore.ops.special_math_grad`, kernels in
 :mod:`graphcore.kernels.special_math_kernels`."""
 
@@ -8,8 +8,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from graphcore.framework import common_shapes, op_registry
+from graphcore.framework import common_shapes, op_registry, tensor_util
+from graphcore.framework import dtypes as dtypes_lib
 from graphcore.framework import ops as ops_lib
+from graphcore.framework import tensor_shape as shape_lib
 from graphcore.framework.op_def_library import apply_op
 from graphcore.framework.tensor_conversion import convert_to_tensor
 from graphcore.ops import gen_math_ops, math_ops
@@ -28,7 +30,7 @@ SPECIAL = {
 
 __all__ = sorted(list(SPECIAL.values()) + [
     "cumulative_logsumexp", "multiply_no_nan", "nextafter", "reduce_euclidean_norm",
-    "xlog1py"])
+    "sobol_sample", "xlog1py"])
 
 for _op_type in SPECIAL:
     op_registry.register_op(_op_type).input("x: T").output("y: T").attr(f"T: {_FLOAT}") \
@@ -49,6 +51,20 @@ op_registry.register_op("CumulativeLogsumexp").input("x: T").input("axis: Tidx")
     .output("out: T").attr("exclusive: bool = false").attr("reverse: bool = false") \
     .attr(f"T: {_FLOAT}").attr("Tidx: {int32, int64} = DT_INT32") \
     .shape_fn(common_shapes.unchanged_shape)
+
+
+def _sobol_shape(op: ops_lib.Operation) -> list:
+    for t in op.inputs:
+        if t.shape.ndims not in (None, 0):
+            raise ValueError(f"Shape must be rank 0 but is rank {t.shape.ndims}")
+    dim, num_results = (tensor_util.constant_value(t) for t in op.inputs[:2])
+    return [shape_lib.TensorShape([None if num_results is None else int(num_results),
+                                   None if dim is None else int(dim)])]
+
+
+op_registry.register_op("SobolSample").input("dim: int32").input("num_results: int32") \
+    .input("skip: int32").output("samples: dtype").attr("dtype: {float, double} = DT_FLOAT") \
+    .shape_fn(_sobol_shape)
 
 
 def _special(op_type: str, py_name: str):
@@ -103,3 +119,12 @@ def cumulative_logsumexp(x: Any, axis: Any = 0, exclusive: bool = False,
         x = convert_to_tensor(x, name="x")
         return apply_op("CumulativeLogsumexp", name=name, x=x, axis=axis,
                         exclusive=exclusive, reverse=reverse).outputs[0]
+
+
+def sobol_sample(dim: Any, num_results: Any, skip: Any = 0, dtype: Any = dtypes_lib.float32,
+                 name: str | None = None) -> ops_lib.Tensor:
+    """[num_results, dim] points of the Sobol sequence (Joe and Kuo's direction numbers),
+    after its first (zero) point and ``skip`` more."""
+    with ops_lib.name_scope(name, "sobol", [dim, num_results, skip]):
+        return apply_op("SobolSample", dim=dim, num_results=num_results, skip=skip,
+                        dtype=dtype).outputs[0]

@@ -470,3 +470,32 @@ def test_approx_top_k_graph_matches_tf_and_values_are_exact(build):
     want_dx = np.zeros_like(data)
     np.put_along_axis(want_dx, want_idx, 2.0, axis)
     np.testing.assert_array_equal(dx.reshape(data.shape), want_dx)
+
+
+@pytest.mark.parametrize("kwargs", [
+    {"dim": 5, "num_results": 9, "skip": 3}, {"dim": 300, "num_results": 20},
+    {"dim": 2, "num_results": 4, "skip": 1000, "dtype": "float64", "name": "s"},
+])
+def test_sobol_sample_matches_tf(kwargs):
+    def build(lib):
+        kw = dict(kwargs)
+        if "dtype" in kw:
+            kw["dtype"] = getattr(lib, kw["dtype"])
+        return lib.math.sobol_sample(**kw), []
+
+    _check(build, grads=False, rtol=0, atol=0)
+
+
+def test_sobol_sample_errors_and_partial_shapes_match_tf():
+    for lib in (tf, tf1):
+        with (tf.Graph() if lib is tf else tf_ref.Graph()).as_default():
+            dim = lib.placeholder(lib.int32, [])
+            assert lib.math.sobol_sample(dim, 4).shape.as_list() == [4, None]
+            out = lib.math.sobol_sample(dim, 2)
+            err = tf.errors.InvalidArgumentError if lib is tf \
+                else tf_ref.errors.InvalidArgumentError
+            with (tf.Session() if lib is tf else tf1.Session()) as sess:
+                with pytest.raises(err, match="dim must be at least one"):
+                    sess.run(out, {dim: 0})
+                with pytest.raises(err, match="dim must be at most 21200"):
+                    sess.run(out, {dim: 30000})
