@@ -3,7 +3,8 @@
 A slot of primary ``w`` made by optimizer ``Momentum`` is a non-trainable variable named
 ``w/Momentum`` (``w/Momentum_1`` for the next one: the names come from
 ``variable_scope(None, default_name="w/Momentum")``), colocated with ``w``, in
-GLOBAL_VARIABLES.
+GLOBAL_VARIABLES. The slot of a shard of a partitioned variable is the same slice of the
+full variable's slot, so checkpoints hold ``emb/Adagrad`` in slices as TF's do.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from typing import Any
 from graphcore.framework import ops as ops_lib
 from graphcore.framework import tensor_shape as shape_lib
 from graphcore.ops import resource_variable_ops, variable_scope
-from graphcore.ops.variables import Variable
+from graphcore.ops.variables import SaveSliceInfo, Variable
 
 __all__: list[str] = []
 
@@ -25,13 +26,24 @@ def _create_slot_var(primary: Any, val: Any, scope: str, validate_shape: bool, s
     current_scope.set_partitioner(None)
     try:
         shape = shape if callable(val) else None
-        return variable_scope.get_variable(scope, initializer=val, trainable=False,
+        slot = variable_scope.get_variable(scope, initializer=val, trainable=False,
                                            use_resource=resource_variable_ops
                                            .is_resource_variable(primary),
                                            shape=shape, dtype=dtype,
                                            validate_shape=validate_shape)
     finally:
         current_scope.set_partitioner(current_partitioner)
+    slice_info = primary._get_save_slice_info() if isinstance(primary, Variable) else None
+    if slice_info is not None:
+        # The slot of a shard is the same slice of the full variable's slot: "emb/Adagrad"
+        # for the shard emb/part_1's slot emb/part_1/Adagrad (a scalar slot is not sliced).
+        n = slot.shape.ndims
+        if n is None or n > 0:
+            real_slot_name = slot.name[len(primary.op.name + "/"):-2]
+            slot._set_save_slice_info(SaveSliceInfo(
+                slice_info.full_name + "/" + real_slot_name, slice_info.full_shape[:n],
+                slice_info.var_offset[:n], slice_info.var_shape[:n]))
+    return slot
 
 
 def _prefix(primary: Any) -> str:

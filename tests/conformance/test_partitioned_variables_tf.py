@@ -382,7 +382,16 @@ def _table_initializer(lib):
     return init
 
 
-def _train(lib, strategy):
+OPTIMIZERS = {
+    "adagrad": lambda t: t.train.AdagradOptimizer(0.5),
+    "adam": lambda t: t.train.AdamOptimizer(0.05),
+    "momentum": lambda t: t.train.MomentumOptimizer(0.3, 0.9, use_nesterov=True),
+    "ftrl": lambda t: t.train.FtrlOptimizer(0.3, l1_regularization_strength=0.001),
+    "sgd": lambda t: t.train.GradientDescentOptimizer(0.5),
+}
+
+
+def _train(lib, strategy, optimizer, prefix):
     with lib.Graph().as_default():
         with lib.variable_scope("", use_resource=False):
             emb = lib.get_variable("emb", shape=[VOCAB, DIM],
@@ -394,20 +403,29 @@ def _train(lib, strategy):
         hidden = lib.reduce_mean(lib.nn.embedding_lookup(emb, ids,
                                                          partition_strategy=strategy), 1)
         loss = lib.reduce_mean(lib.square(lib.matmul(hidden, head) - y))
-        train = lib.train.AdagradOptimizer(0.5).minimize(loss)
+        train = OPTIMIZERS[optimizer](lib).minimize(loss)
+        saver = lib.train.Saver()
         with lib.Session() as sess:
             sess.run(lib.global_variables_initializer())
             for batch_ids, batch_y in BATCHES:
                 sess.run(train, {ids: batch_ids, y: batch_y})
+            saver.save(sess, prefix, write_meta_graph=False)
             return sess.run(list(emb) + [head])
 
 
-@pytest.mark.parametrize("strategy", ["mod", "div"])
-def test_partitioned_embedding_model_trains_as_tf(strategy):
-    ours, theirs = _train(tf, strategy), _train(tf1, strategy)
+@pytest.mark.parametrize("strategy,optimizer", [
+    ("mod", "adagrad"), ("div", "adagrad"), ("div", "adam"), ("mod", "momentum"),
+    ("div", "ftrl"), ("div", "sgd")])
+def test_partitioned_embedding_model_trains_as_tf(tmp_path, strategy, optimizer):
+    """Same variables after training, and the same checkpoint (slots of the shards are
+    slices of the full variable's slot, e.g. emb/Adagrad)."""
+    ours = _train(tf, strategy, optimizer, str(tmp_path / "gc"))
+    theirs = _train(tf1, strategy, optimizer, str(tmp_path / "tf"))
     for a, b in zip(ours, theirs):
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
-    moved = (~np.isclose(np.concatenate(ours[:4]), TABLE)).any(axis=1).sum() \
-        if strategy == "div" else None
-    if moved is not None:  # Adagrad touches only the looked-up rows
+    assert _index(str(tmp_path / "gc")).keys() == _index(str(tmp_path / "tf")).keys()
+    assert tf.train.list_variables(str(tmp_path / "gc")) == \
+        tf1.train.list_variables(str(tmp_path / "tf"))
+    if optimizer in ("adagrad", "sgd") and strategy == "div":  # sparse: looked-up rows move
+        moved = (~np.isclose(np.concatenate(ours[:4]), TABLE)).any(axis=1).sum()
         assert moved == len({int(i) for b, _ in BATCHES for i in b.reshape(-1)})
