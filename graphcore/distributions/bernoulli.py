@@ -10,7 +10,14 @@ from graphcore.distributions.normal import scalar_event, scalar_event_tensor
 from graphcore.framework import dtypes, tensor_shape
 from graphcore.framework import ops as ops_lib
 from graphcore.framework.tensor_conversion import convert_to_tensor
-from graphcore.ops import array_ops, math_ops, nn_ops, random_distribution_ops, random_ops
+from graphcore.ops import (
+    array_ops,
+    math_ops,
+    nn_impl,
+    nn_ops,
+    random_distribution_ops,
+    random_ops,
+)
 
 __all__ = ["Bernoulli", "Categorical"]
 
@@ -67,7 +74,7 @@ class Bernoulli(distribution.Distribution):
                 and event.get_shape() == logits.get_shape()):
             logits, event = (array_ops.ones_like(event) * logits,
                              array_ops.ones_like(logits) * event)
-        return -util.sigmoid_cross_entropy_with_logits(labels=event, logits=logits)
+        return -nn_impl.sigmoid_cross_entropy_with_logits(labels=event, logits=logits)
 
     def _entropy(self) -> ops_lib.Tensor:
         return (-self.logits * (math_ops.sigmoid(self.logits) - 1)

@@ -221,20 +221,6 @@ def broadcast_cat_event_and_params(event: Any, params: Any, base_dtype: Any) -> 
     return event, params
 
 
-def sigmoid_cross_entropy_with_logits(labels: Any, logits: Any) -> ops_lib.Tensor:
-    """TF's ``nn.sigmoid_cross_entropy_with_logits`` in its ``logistic_loss`` scope:
-    max(x, 0) - x * z + log1p(exp(-|x|))."""
-    with ops_lib.name_scope(None, "logistic_loss", [logits, labels]) as name:
-        logits = convert_to_tensor(logits, name="logits")
-        labels = convert_to_tensor(labels, name="labels")
-        zeros = array_ops.zeros_like(logits, dtype=logits.dtype)
-        cond = logits >= zeros
-        relu_logits = array_ops.where(cond, logits, zeros)
-        neg_abs_logits = array_ops.where(cond, -logits, logits)
-        return math_ops.add(relu_logits - logits * labels,
-                            math_ops.log1p(math_ops.exp(neg_abs_logits)), name=name)
-
-
 def _ndtr(x: ops_lib.Tensor) -> ops_lib.Tensor:
     half_sqrt_2 = array_ops.constant(0.5 * np.sqrt(2.0), dtype=x.dtype, name="half_sqrt_2")
     w = x * half_sqrt_2
