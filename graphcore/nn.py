@@ -29,6 +29,8 @@ from graphcore.ops.nn_ops import __all__ as _nn_all
 from graphcore.ops.nn_ops import dropout_v2
 from graphcore.ops.nn_pool_ops import *
 from graphcore.ops.nn_pool_ops import __all__ as _pool_all
+from graphcore.ops.nn_quantized_ops import *
+from graphcore.ops.nn_quantized_ops import __all__ as _quantized_all
 from graphcore.ops.rnn import (
     bidirectional_dynamic_rnn,
     dynamic_rnn,
@@ -40,7 +42,7 @@ from graphcore.ops.sort_ops import approx_max_k, approx_min_k, top_k
 from graphcore.ops.space_ops import depth_to_space, space_to_batch, space_to_depth
 
 __all__ = list(_nn_all) + list(_conv_all) + list(_convolution_all) + list(_pool_all)
-__all__ += list(_fractional_all)
+__all__ += list(_fractional_all) + list(_quantized_all)
 __all__ += ["embedding_lookup", "embedding_lookup_sparse", "safe_embedding_lookup_sparse"]
 __all__ += list(_activation_all) + list(_impl_all)
 __all__ += ["approx_max_k", "approx_min_k", "top_k"]

@@ -313,3 +313,43 @@ def test_fractional_pool_matches_tf(pooling, pseudo_random, overlapping):
                 row_pooling_sequence=rows, col_pooling_sequence=cols, overlapping=overlapping)
         with tf1.Session() as sess:
             np.testing.assert_allclose(grad, sess.run(want), rtol=1e-5, atol=1e-6)
+
+
+def _quantized(compat, values, dtype):
+    return compat.bitcast(compat.constant(values), dtype)
+
+
+QUANTIZED = {
+    "avg_pool_quint8": lambda lib, x: lib.nn.quantized_avg_pool(
+        _quantized(lib, x, lib.quint8), -1.0, 2.0, [1, 2, 2, 1], [1, 2, 2, 1], "SAME"),
+    "max_pool_quint8": lambda lib, x: lib.nn.quantized_max_pool(
+        _quantized(lib, x, lib.quint8), 0.0, 6.0, [1, 3, 3, 1], [1, 1, 1, 1], "VALID",
+        name="qmp"),
+    "conv2d": lambda lib, x: lib.nn.quantized_conv2d(
+        _quantized(lib, x, lib.quint8), _quantized(lib, W_Q, lib.quint8), -1.0, 3.0,
+        -2.5, 1.5, [1, 1, 1, 1], "SAME"),
+    "conv2d_strided_valid": lambda lib, x: lib.nn.quantized_conv2d(
+        _quantized(lib, x, lib.quint8), _quantized(lib, W_Q, lib.quint8), 0.0, 1.0,
+        -1.0, 1.0, [1, 2, 2, 1], "VALID"),
+}
+X_Q = RNG.integers(0, 256, size=(2, 6, 5, 3)).astype(np.uint8)
+W_Q = RNG.integers(0, 256, size=(3, 2, 3, 2)).astype(np.uint8)
+
+
+@pytest.mark.parametrize("case", sorted(QUANTIZED))
+def test_quantized_ops_match_tf(case):
+    results = []
+    for compat in (tf, tf1):
+        with compat.Graph().as_default() as g:
+            out = QUANTIZED[case](compat, X_Q)
+            base = compat.int32 if out[0].dtype == compat.qint32 else compat.uint8
+            fetches = [compat.bitcast(out[0], base), out[1], out[2]]
+            with compat.Session() as sess:
+                values = sess.run(fetches)
+            results.append((values, [t.shape.as_list() for t in out],
+                            [t.dtype.name for t in out],
+                            [(n.name, n.op) for n in g.as_graph_def().node]))
+    (got, *got_info), (want, *want_info) = results
+    assert got_info == want_info
+    for g_value, w_value in zip(got, want):
+        np.testing.assert_array_equal(g_value, w_value)
