@@ -21,7 +21,7 @@ SCRIPTS = {
     "mnist_softmax_style.py": ("--data_dir", []),
     "mnist_deep_style.py": ("--data_dir", []),
     "fully_connected_feed_style.py": ("--input_data_dir", ["--max_steps", "2000"]),
-    # mnist_with_summaries_style.py joins when tf.summary.image lands.
+    "mnist_with_summaries_style.py": ("--data_dir", ["--max_steps", "100"]),
 }
 
 
@@ -114,9 +114,9 @@ def _check_summaries_files(logs: Path, tf_logs: Path) -> None:
         assert ours == theirs
         assert ours_traced == theirs_traced
     _, traced, train = summary(logs, "train")
-    assert traced == ["step099", "step199"]
+    assert traced == ["step099"]
     images = [v.image for e in train for v in e.summary.value if v.tag.startswith("input")]
     assert images and (images[0].height, images[0].width) == (28, 28)
     histograms = [v.histo for e in train for v in e.summary.value
                   if v.tag == "layer1/weights/summaries/histogram"]
-    assert len(histograms) == 180 and histograms[0].num == 784 * 500
+    assert len(histograms) == 90 and histograms[0].num == 784 * 500
