@@ -28,4 +28,4 @@ from graphcore.ops.unicode_decode_ops import (
     unicode_split,
     unicode_split_with_offsets,
 )
-from graphcore.ops.unicode_ops import unicode_encode, unicode_transcode
+from graphcore.ops.unicode_ops import unicode_encode, unicode_script, unicode_transcode

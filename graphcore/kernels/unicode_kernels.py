@@ -14,6 +14,7 @@ import numpy as np
 
 from graphcore.framework import errors
 from graphcore.kernels.registry import KernelContext, register_kernel
+from graphcore.lib import unicode_scripts
 
 _MARK = "\ud800"
 # The byte spans of the invalid sequences the current thread's decode met, in order.
@@ -154,5 +155,21 @@ def _unicode_decode(ctx: KernelContext):
             splits.append(len(chars))
         out = (np.asarray(splits, splits_dtype), np.asarray(chars, np.int32).reshape(-1))
         return out + ((np.asarray(starts, np.int64).reshape(-1),) if with_offsets else ())
+
+    return compute
+
+
+_SCRIPT_STARTS = np.asarray(unicode_scripts.RANGE_STARTS, np.int64)
+_SCRIPT_CODES = np.asarray(unicode_scripts.RANGE_SCRIPTS, np.int32)
+
+
+@register_kernel("UnicodeScript")
+def _unicode_script(ctx: KernelContext):
+    del ctx
+
+    def compute(x):
+        cp = np.asarray(x, np.int64)
+        codes = _SCRIPT_CODES[np.searchsorted(_SCRIPT_STARTS, cp, side="right") - 1]
+        return (np.where((cp < 0) | (cp > 0x10FFFF), np.int32(-1), codes).astype(np.int32),)
 
     return compute

@@ -1,6 +1,7 @@
-"""Unicode transcoding (TF's string_ops over ICU): UnicodeTranscode and UnicodeEncode
-with ``tf.strings.unicode_transcode`` and ``tf.strings.unicode_encode`` (dense
-code-point input; graphcore has no RaggedTensor). Invalid input is replaced, dropped or
+"""Unicode transcoding (TF's string_ops over ICU): UnicodeTranscode, UnicodeEncode and
+UnicodeScript with ``tf.strings.unicode_transcode``, ``tf.strings.unicode_encode`` (dense
+code-point input) and ``tf.strings.unicode_script`` (ICU's script codes, -1 for an
+invalid code point). Invalid input is replaced, dropped or
 an error (``errors``) as TF's. Kernels: :mod:`graphcore.kernels.unicode_kernels`."""
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from graphcore.framework.op_def_library import apply_op
 from graphcore.framework.tensor_conversion import convert_to_tensor
 from graphcore.ops import array_ops, math_ops
 
-__all__ = ["unicode_encode", "unicode_transcode"]
+__all__ = ["unicode_encode", "unicode_script", "unicode_transcode"]
 
 _ERRORS = "errors: {'strict', 'replace', 'ignore'} = 'replace'"
 _OUT_ENCODINGS = "{'UTF-8', 'UTF-16-BE', 'UTF-32-BE'}"
@@ -37,8 +38,15 @@ op_registry.register_op("UnicodeEncode").input("input_values: int32") \
     .input("input_splits: Tsplits").output("output: string").attr(_ERRORS) \
     .attr(f"output_encoding: {_OUT_ENCODINGS}").attr("replacement_char: int = 65533") \
     .attr("Tsplits: {int32, int64} = DT_INT64").shape_fn(_encode_shape)
-for _op_type in ("UnicodeTranscode", "UnicodeEncode"):
+op_registry.register_op("UnicodeScript").input("input: int32").output("output: int32") \
+    .shape_fn(common_shapes.unchanged_shape)
+for _op_type in ("UnicodeTranscode", "UnicodeEncode", "UnicodeScript"):
     NotDifferentiable(_op_type)
+
+
+def unicode_script(input: Any, name: str | None = None) -> ops_lib.Tensor:  # noqa: A002
+    """The ICU script code (UScriptCode) of each code point (UnicodeScript)."""
+    return apply_op("UnicodeScript", name=name, input=input).outputs[0]
 
 
 def unicode_transcode(input: Any, input_encoding: str, output_encoding: str,  # noqa: A002

@@ -1,4 +1,4 @@
-"""Reference tier: string hashing (StringToHashBucket's Hash64, StringToHashBucketStrong's
+"""Reference tier: UnicodeScript, string hashing (StringToHashBucket's Hash64, StringToHashBucketStrong's
 SipHash, Fingerprint), splitting (StringSplit, StringSplitV2 as TF1's SparseTensor
 results), UnsortedSegmentJoin, UnicodeTranscode and UnicodeEncode against TensorFlow's
 compat.v1: values, dtypes, static shapes, the GraphDef each builds and kernel errors.
@@ -62,6 +62,12 @@ CASES = {
                                                                   "UTF-32-BE"),
     "transcode_from_utf16": lambda lib: lib.strings.unicode_transcode([b"\x00a\xd8\x00"],
                                                                       "UTF-16-BE", "UTF-8"),
+    "unicode_script": lambda lib: lib.strings.unicode_script(
+        [[65, 0x3B1, 0x416, 0x5D0, 0x627, 0x915, 0x4E2D, 0x3042, 0x30A2, 0xAC00, 0x301, 48]]),
+    "unicode_script_sweep": lambda lib: lib.strings.unicode_script(
+        np.arange(0, 0x110000, 61, dtype=np.int32)),
+    "unicode_script_invalid": lambda lib: lib.strings.unicode_script(
+        [-1, 0x110000, 0x10FFFF, 0x1F600, 0xE000]),
     "encode_vector": lambda lib: lib.strings.unicode_encode([104, 0x110000, 233], "UTF-8"),
     "encode_ignore": lambda lib: lib.strings.unicode_encode([104, -1], "UTF-8",
                                                             errors="ignore"),

@@ -123,3 +123,9 @@ def test_conditional_accumulator_take_blocks_until_enough_gradients():
             assert np.allclose(result["v"], [2.0, 3.0])
             with pytest.raises(tf.errors.InvalidArgumentError, match="num_required"):
                 sess.run(acc.take_grad(0))
+
+
+def test_unicode_script_codes():
+    with tf.Graph().as_default():
+        got = _run(tf.strings.unicode_script([65, 0x3B1, 0x4E2D, 0x301, 48, -1]))
+    assert got.tolist() == [25, 14, 17, 1, 0, -1]  # Latin, Greek, Han, Inherited, Common
