@@ -1,8 +1,8 @@
 """Reference tier: UnicodeScript, string hashing (StringToHashBucket's Hash64,
-StringToHashBucketStrong's SipHash, Fingerprint), splitting (StringSplit, StringSplitV2 as TF1's SparseTensor
-results), UnsortedSegmentJoin, UnicodeTranscode and UnicodeEncode against TensorFlow's
-compat.v1: values, dtypes, static shapes, the GraphDef each builds and kernel errors.
-Skipped without TensorFlow."""
+StringToHashBucketStrong's SipHash, Fingerprint), splitting (StringSplit, StringSplitV2 as
+TF1's SparseTensor results), UnsortedSegmentJoin, UnicodeTranscode and UnicodeEncode
+against TensorFlow's compat.v1: values, dtypes, static shapes, the GraphDef each builds
+and kernel errors. Skipped without TensorFlow."""
 
 import os
 
