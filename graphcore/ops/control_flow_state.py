@@ -335,7 +335,9 @@ class ControlFlowState:
         forward_ctxt = control_flow_util.get_while_context(op)
         grad_state = self._map.get(forward_ctxt)
         if grad_state is None:
-            return array_ops.zeros_like(op._outputs[index])
+            # Not in a loop being differentiated (a cond before the loop): a Switch's
+            # zeros must still be dead on the branch not taken, as TF's.
+            return ZerosLikeOutsideLoop(op, index)
         op_ctxt = op._control_flow_context
         val = op._outputs[index]
         shape = val.shape

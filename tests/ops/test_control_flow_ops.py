@@ -456,3 +456,20 @@ def test_assert_op():
             sess.run(a, {x: 2.0})
         with pytest.raises(errors.InvalidArgumentError, match="plain"):
             sess.run(b, {x: 2.0})
+
+
+@pytest.mark.parametrize("taken,iterations", [(True, 0), (True, 2), (False, 1)])
+def test_gradient_through_a_cond_feeding_a_while_loop(taken, iterations):
+    """The Switch zeros of a cond outside the loop are dead on the branch not taken, so
+    the gradient Merge passes the real gradient (it read the live zeros before)."""
+    with tf.Graph().as_default():
+        a = tf.constant(1.5)
+        x0 = tf.cond(tf.constant(taken), lambda: a * 2, lambda: a * 3)
+        _, out = tf.while_loop(lambda i, x: i < iterations, lambda i, x: (i + 1, x * x),
+                               [tf.constant(0), x0])
+        grad = tf.gradients(out, a)[0]
+        with tf.Session() as sess:
+            value = sess.run(grad)
+    k = 2.0 if taken else 3.0
+    power = 2 ** iterations
+    np.testing.assert_allclose(value, power * k ** power * 1.5 ** (power - 1), rtol=1e-5)
