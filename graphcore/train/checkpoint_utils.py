@@ -75,12 +75,14 @@ def _checkpoint_filename(ckpt_dir_or_file: Any) -> str:
     return ckpt_dir_or_file
 
 
-def _set_checkpoint_initializer(variable: Any, ckpt_file: str, tensor_name: str) -> None:
-    """``variable``'s initializer becomes an assignment of ``tensor_name`` read from
-    ``ckpt_file`` (RestoreV2 ``checkpoint_initializer`` on the CPU of its device)."""
+def _set_checkpoint_initializer(variable: Any, ckpt_file: str, tensor_name: str,
+                                slice_spec: str = "") -> None:
+    """``variable``'s initializer becomes an assignment of ``tensor_name`` (its slice
+    ``slice_spec`` for a shard) read from ``ckpt_file`` (RestoreV2
+    ``checkpoint_initializer`` on the CPU of its device)."""
     base_type = variable.dtype.base_dtype
     with ops_lib.device(variable.device), ops_lib.device("/cpu:0"):
-        restore_op = io_ops.restore_v2(ckpt_file, [tensor_name], [""], [base_type],
+        restore_op = io_ops.restore_v2(ckpt_file, [tensor_name], [slice_spec], [base_type],
                                        name="checkpoint_initializer")[0]
     if resource_variable_ops.is_resource_variable(variable):
         init_op = resource_variable_ops.assign_variable_op(variable.handle, restore_op)
@@ -90,6 +92,33 @@ def _set_checkpoint_initializer(variable: Any, ckpt_file: str, tensor_name: str)
     variable._initializer_op = getattr(init_op, "op", init_op)
     restore_op.set_shape(variable.shape)
     variable._initial_value = restore_op
+
+
+def _set_variable_or_list_initializer(variable_or_list: Any, ckpt_file: str,
+                                      tensor_name: str) -> None:
+    """A variable, or the shards of one partitioned variable, each from its slice."""
+    if not isinstance(variable_or_list, (list, tuple)):
+        _set_checkpoint_initializer(variable_or_list, ckpt_file, tensor_name)
+        return
+    slice_name = None
+    for v in variable_or_list:
+        slice_info = v._get_save_slice_info()
+        if slice_name is None:
+            slice_name = slice_info.full_name
+        elif slice_name != slice_info.full_name:
+            raise ValueError(f"Slices must all be from the same tensor: {slice_name} != "
+                             f"{slice_info.full_name}")
+        _set_checkpoint_initializer(v, ckpt_file, tensor_name, slice_info.spec)
+
+
+def _collect_partitioned_variable(name: str, all_vars: dict) -> list | None:
+    """The shards ``name/part_0``, ``name/part_1``, ... among the store's variables."""
+    if name + "/part_0" not in all_vars:
+        return None
+    shards = []
+    while f"{name}/part_{len(shards)}" in all_vars:
+        shards.append(all_vars[f"{name}/part_{len(shards)}"])
+    return shards
 
 
 def init_from_checkpoint(ckpt_dir_or_file: Any, assignment_map: Any) -> None:
@@ -104,20 +133,25 @@ def init_from_checkpoint(ckpt_dir_or_file: Any, assignment_map: Any) -> None:
     store_vars = variable_scope._store().vars
     for tensor_name_in_ckpt, current_var_or_name in sorted(assignment_map,
                                                            key=lambda pair: pair[0]):
-        if _is_variable(current_var_or_name):
+        if _is_variable(current_var_or_name) or (
+                isinstance(current_var_or_name, list)
+                and all(_is_variable(v) for v in current_var_or_name)):
             var = current_var_or_name
         else:
             var = store_vars.get(current_var_or_name, None)
+            if var is None:
+                var = _collect_partitioned_variable(current_var_or_name, store_vars)
         if var is not None:
             if tensor_name_in_ckpt not in variable_map:
                 raise ValueError(f"Tensor {tensor_name_in_ckpt} is not found in "
                                  f"{ckpt_dir_or_file} checkpoint {variable_map}")
-            if not var.get_shape().is_compatible_with(variable_map[tensor_name_in_ckpt]):
+            if _is_variable(var) and not var.get_shape().is_compatible_with(
+                    variable_map[tensor_name_in_ckpt]):
                 raise ValueError(
                     f"Shape of variable {var.name} ({var.get_shape()}) doesn't match with "
                     f"shape of tensor {tensor_name_in_ckpt} "
                     f"({variable_map[tensor_name_in_ckpt]}) from checkpoint reader.")
-            _set_checkpoint_initializer(var, ckpt_file, tensor_name_in_ckpt)
+            _set_variable_or_list_initializer(var, ckpt_file, tensor_name_in_ckpt)
             continue
         scopes = ""
         if "/" in current_var_or_name:
@@ -126,8 +160,9 @@ def init_from_checkpoint(ckpt_dir_or_file: Any, assignment_map: Any) -> None:
             raise ValueError(f"Assignment map with scope only name {scopes} should map to "
                              f"scope only {tensor_name_in_ckpt}. Should be 'scope/': "
                              "'other_scope/'.")
-        scope_variables = sorted(name for name in store_vars
-                                 if not scopes or name.startswith(scopes + "/"))
+        scope_variables = sorted({name[:name.index("/part_")] if "/part_" in name else name
+                                  for name in store_vars
+                                  if not scopes or name.startswith(scopes + "/")})
         for var_name in scope_variables:
             full_tensor_name = var_name[len(scopes):]
             if current_var_or_name != "/":
@@ -140,4 +175,7 @@ def init_from_checkpoint(ckpt_dir_or_file: Any, assignment_map: Any) -> None:
                 raise ValueError(f"Tensor {full_tensor_name} "
                                  f"({var_name[len(scopes) + 1:]} in {tensor_name_in_ckpt}) "
                                  f"is not found in {ckpt_dir_or_file} checkpoint")
-            _set_checkpoint_initializer(store_vars[var_name], ckpt_file, full_tensor_name)
+            var = store_vars.get(var_name, None)
+            if var is None:
+                var = _collect_partitioned_variable(var_name, store_vars)
+            _set_variable_or_list_initializer(var, ckpt_file, full_tensor_name)

@@ -314,6 +314,30 @@ def test_checkpoint_reader_shows_the_full_variable(tmp_path):
         np.testing.assert_array_equal(reader.get_tensor("w"), values[1])
 
 
+def _warm_started(lib, prefix, mapping):
+    with lib.Graph().as_default():
+        with lib.variable_scope("new", use_resource=False):
+            v = lib.get_variable("emb", shape=[10, 7], initializer=lib.zeros_initializer(),
+                                 partitioner=lib.fixed_size_partitioner(3))
+            u = lib.get_variable("u", shape=[2], initializer=lib.zeros_initializer())
+        assignment = {"scope": {"/": "new/"}, "name": {"emb": "new/emb", "u": "new/u"},
+                      "list": {"emb": list(v), "u": u}}[mapping]
+        lib.train.init_from_checkpoint(prefix, assignment)
+        with lib.Session() as sess:
+            sess.run(lib.global_variables_initializer())
+            return sess.run([lib.convert_to_tensor(v), u])
+
+
+@pytest.mark.parametrize("mapping", ["scope", "name", "list"])
+def test_init_from_checkpoint_fills_shards_as_tf(tmp_path, mapping):
+    want = _save(tf1, str(tmp_path / "tf"), 2)
+    ours = _warm_started(tf, str(tmp_path / "tf"), mapping)
+    theirs = _warm_started(tf1, str(tmp_path / "tf"), mapping)
+    for a, b, w in zip(ours, theirs, [want[0], want[2]]):
+        np.testing.assert_array_equal(a, w)
+        np.testing.assert_array_equal(b, w)
+
+
 def _meta_slices(lib, path):
     with lib.Graph().as_default():
         lib.train.import_meta_graph(path)
