@@ -112,8 +112,8 @@ def matrix_exponential(input: Any, name: str | None = None) -> _T:  # noqa: A002
         u = nest_where(conds, tuple(p[0] for p in pades))
         v = nest_where(conds, tuple(p[1] for p in pades))
         is_finite = elementwise_ops.is_finite(math_ops.reduce_max(l1_norm))
-        # TF branches with cond; selecting keeps the gradient path whole (graphcore's
-        # while-loop gradient loses a cond output fed into the loop).
+        # TF branches with cond (a non-finite input gives NaNs); selecting computes the
+        # same values without a branch.
         ident = linalg_ops.eye(array_ops.shape(matrix)[-2],
                                batch_shape=array_ops.shape(matrix)[:-2], dtype=matrix.dtype)
         lhs = math_ops.where_v2(is_finite, -u + v, ident)
