@@ -29,6 +29,15 @@ _log = logging.getLogger("graphcore.train")
 
 META_GRAPH_VERSION = "v1.0"  # what meta_info_def.meta_graph_version says
 
+# collection key -> from_proto(serialized proto, import_scope) for collections of objects
+# that export themselves with ``to_proto`` (TF's register_proto_function): the Savers.
+_FROM_PROTO: dict[str, Any] = {}
+
+
+def register_proto_function(key: str, from_proto: Any) -> None:
+    """Imports the ``bytes_list`` collection ``key`` as ``from_proto(bytes, scope)``."""
+    _FROM_PROTO[key] = from_proto
+
 
 def prefixed_name(name: str, scope: str | None) -> str:
     """``name`` inside ``scope`` (``scope/name``; unchanged without a scope)."""
@@ -51,6 +60,9 @@ def _add_collection(meta: meta_graph_pb2.MetaGraphDef, key: str, items: list,
     if all(isinstance(v, variables.Variable) for v in items):
         col.bytes_list.value.extend(v.to_proto(export_scope).SerializeToString()
                                     for v in items)
+    elif all(callable(getattr(v, "to_proto", None)) for v in items):
+        protos = [v.to_proto(export_scope) for v in items]
+        col.bytes_list.value.extend(p.SerializeToString() for p in protos if p is not None)
     elif all(isinstance(v, (ops_lib.Operation, ops_lib.Tensor)) for v in items):
         col.node_list.value.extend(_unprefixed(v.name, export_scope) for v in items)
     elif all(isinstance(v, bool) for v in items) or \
@@ -140,6 +152,9 @@ def _restore_collections(graph: ops_lib.Graph, meta: meta_graph_pb2.MetaGraphDef
             for name in col.node_list.value:
                 graph.add_to_collection(
                     key, graph.as_graph_element(prefixed_name(name, import_scope)))
+        elif kind == "bytes_list" and key in _FROM_PROTO:
+            for raw in col.bytes_list.value:
+                graph.add_to_collection(key, _FROM_PROTO[key](raw, import_scope))
         elif kind == "bytes_list":
             for raw in col.bytes_list.value:
                 vdef = _as_variable_def(graph, raw, import_scope)

@@ -830,3 +830,8 @@ def import_meta_graph(meta_graph_or_file: Any, clear_devices: bool = False,
             setattr(saver_def, field,
                     meta_graph.prefixed_name(getattr(saver_def, field), import_scope))
     return Saver(saver_def=saver_def)
+
+
+meta_graph.register_proto_function(
+    ops_lib.GraphKeys.SAVERS,
+    lambda raw, scope: Saver.from_proto(SaverDef.FromString(raw), import_scope=scope))

@@ -7,6 +7,7 @@ for the tests: run unmodified by processes started by hand (with RAY_ADDRESS) an
 """
 
 import argparse
+import tempfile
 import time
 
 import numpy as np
@@ -26,6 +27,8 @@ def main():
     parser.add_argument("--learning_rate", type=float, default=0.2)
     parser.add_argument("--monitored", action="store_true",
                         help="train in a MonitoredTrainingSession (else a tf.Session)")
+    parser.add_argument("--supervisor", action="store_true",
+                        help="train in a tf.train.Supervisor's session, as mnist_replica.py")
     parser.add_argument("--checkpoint_dir", default=None)
     parser.add_argument("--sync_replicas", action="store_true",
                         help="aggregate every worker's gradients (SyncReplicasOptimizer; "
@@ -71,7 +74,15 @@ def main():
             print(f"worker {flags.task_index}: step {step} loss {value:.4f}")
         return step
 
-    if flags.monitored:
+    if flags.supervisor:  # mnist_replica.py's way: the Supervisor inits or waits
+        sv = tf.train.Supervisor(is_chief=is_chief, logdir=tempfile.mkdtemp(),
+                                 init_op=init_op, recovery_wait_secs=1,
+                                 global_step=global_step)
+        sess = sv.prepare_or_wait_for_session(server.target)
+        step = 0
+        while step < flags.train_steps:
+            step = train_step(sess)
+    elif flags.monitored:
         hooks = [tf.train.StopAtStepHook(last_step=flags.train_steps)]
         if flags.sync_replicas:
             hooks.append(opt.make_session_run_hook(is_chief))

@@ -20,10 +20,11 @@ def _left(ray, name):
             if a["name"].startswith(f"graphcore/{name}/")]
 
 
-@pytest.mark.parametrize("mode", ["session", "monitored"])
+@pytest.mark.parametrize("mode", ["session", "monitored", "supervisor"])
 def test_cli_runs_the_replica_script_in_every_task(ray_cluster, cluster_name, tmp_path, mode):
     env = {**os.environ, "RAY_ADDRESS": ray_cluster.get_runtime_context().gcs_address}
-    extra = ["--monitored", f"--checkpoint_dir={tmp_path}"] if mode == "monitored" else []
+    extra = {"session": [], "supervisor": ["--supervisor"],
+             "monitored": ["--monitored", f"--checkpoint_dir={tmp_path}"]}[mode]
     out = subprocess.run(
         [sys.executable, "-m", "ray_runtime.launch", os.path.join(HERE, "replica_script.py"),
          "--ps", "1", "--workers", "2", "--timeout", "90", "--cluster-name", cluster_name,
@@ -34,7 +35,7 @@ def test_cli_runs_the_replica_script_in_every_task(ray_cluster, cluster_name, tm
     assert "[ps/0] ps: job over" in lines
     # Under MonitoredTrainingSession the non-chief may only join at the end (it waits
     # for the chief's initialization): the chief's loss is what must fall there.
-    for i in range(2 if mode == "session" else 1):
+    for i in range(1 if mode == "monitored" else 2):
         assert f"[worker/{i}] RESULT loss_decreased=True" in lines, out.stdout
         assert any(line.startswith(f"[worker/{i}] worker {i}: step ") for line in lines)
     assert any(line.startswith("[worker/1] worker 1: ") for line in lines)
