@@ -1,6 +1,7 @@
 """tf.nn: neural-network ops."""
 
 # ruff: noqa: F401, F403
+from graphcore import nn_experimental as experimental
 from graphcore import nn_rnn_cell as rnn_cell
 from graphcore.ops.candidate_sampling_ops import *
 from graphcore.ops.candidate_sampling_ops import __all__ as _sampling_all

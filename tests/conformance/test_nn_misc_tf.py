@@ -499,3 +499,36 @@ def test_sobol_sample_errors_and_partial_shapes_match_tf():
                     sess.run(out, {dim: 0})
                 with pytest.raises(err, match="dim must be at most 21200"):
                     sess.run(out, {dim: 30000})
+
+
+@pytest.mark.parametrize("case", ["stateless", "stateless_tensor_rate", "general"])
+def test_experimental_dropouts_match_tf_graphs(case):
+    """Same GraphDef as TF's; the kept fraction is right and a seed fixes the mask (the
+    stateless kernel's stream is graphcore's own, not TF's Philox)."""
+    x = np.ones((40, 50), np.float32)
+    results = {}
+    for lib in (tf, tf1):
+        with (tf.Graph() if lib is tf else tf_ref.Graph()).as_default() as g:
+            exp = lib.nn.experimental
+            if case == "stateless":
+                outs = [exp.stateless_dropout(x, 0.3, seed=[4, 2]),
+                        exp.stateless_dropout(x, 0.3, seed=[4, 2], name="again")]
+            elif case == "stateless_tensor_rate":
+                outs = [exp.stateless_dropout(x, lib.constant(0.5), [1, 2],
+                                              noise_shape=[40, 1])]
+            else:
+                outs = [exp.general_dropout(x, 0.25, lib.random.uniform)]
+            nodes = _nodes(g.as_graph_def())
+            with (tf.Session() if lib is tf else tf1.Session(config=_TF_CONFIG)) as sess:
+                results[lib] = (nodes, sess.run(outs))
+    assert results[tf][0] == results[tf1][0]
+    values = results[tf][1]
+    keep = {"stateless": 0.7, "stateless_tensor_rate": 0.5, "general": 0.75}[case]
+    kept = values[0][values[0] != 0]
+    np.testing.assert_allclose(kept, 1 / keep, rtol=1e-6)
+    draws = 40 if case == "stateless_tensor_rate" else x.size
+    assert abs((values[0] > 0).mean() - keep) < 4 * np.sqrt(keep * (1 - keep) / draws)
+    if case == "stateless":
+        np.testing.assert_array_equal(values[0], values[1])
+    if case == "stateless_tensor_rate":
+        assert (values[0] == values[0][:, :1]).all()
