@@ -134,8 +134,10 @@ def _warm_start_var_with_vocab(var: Any, current_vocab_path: str, current_vocab_
 
 
 def _var_name(var: Any) -> str:
-    """The checkpoint name of ``var`` (its op name, as a Saver keys it)."""
-    return var.op.name
+    """The checkpoint name of ``var`` as a Saver keys it: its op name, or for a shard of
+    a partitioned variable the full variable's name."""
+    info = var._get_save_slice_info() if hasattr(var, "_get_save_slice_info") else None
+    return info.full_name if info is not None else var.op.name
 
 
 def _get_grouped_variables(vars_to_warm_start: Any) -> dict[str, list]:
@@ -200,13 +202,12 @@ def warm_start(ckpt_to_initialize_from: Any, vars_to_warm_start: Any = ".*",
             continue
         _log.debug("Warm-starting variable: %s; prev_var_name: %s", var_name,
                    prev_var_name or "Unchanged")
-        if len(variable) != 1:
-            raise TypeError(f"`var` = {variable} passed as arg violates the constraints.")
         prev_tensor_name = prev_var_name or var_name
         if prev_tensor_name in vocabless_vars:
             checkpoint_utils.init_from_checkpoint(ckpt_to_initialize_from, vocabless_vars)
             vocabless_vars.clear()
-        vocabless_vars[prev_tensor_name] = variable[0]
+        # The shards of a partitioned variable warm-start together, each from its slice.
+        vocabless_vars[prev_tensor_name] = variable[0] if len(variable) == 1 else variable
     if vocabless_vars:
         checkpoint_utils.init_from_checkpoint(ckpt_to_initialize_from, vocabless_vars)
     prev_var_name_not_used = set(var_name_to_prev_var_name) - prev_var_name_used

@@ -320,15 +320,19 @@ def _warm_started(lib, prefix, mapping):
             v = lib.get_variable("emb", shape=[10, 7], initializer=lib.zeros_initializer(),
                                  partitioner=lib.fixed_size_partitioner(3))
             u = lib.get_variable("u", shape=[2], initializer=lib.zeros_initializer())
-        assignment = {"scope": {"/": "new/"}, "name": {"emb": "new/emb", "u": "new/u"},
-                      "list": {"emb": list(v), "u": u}}[mapping]
-        lib.train.init_from_checkpoint(prefix, assignment)
+        if mapping == "warm_start":
+            lib.train.warm_start(prefix, "new/", var_name_to_prev_var_name={
+                "new/emb": "emb", "new/u": "u"})
+        else:
+            assignment = {"scope": {"/": "new/"}, "name": {"emb": "new/emb", "u": "new/u"},
+                          "list": {"emb": list(v), "u": u}}[mapping]
+            lib.train.init_from_checkpoint(prefix, assignment)
         with lib.Session() as sess:
             sess.run(lib.global_variables_initializer())
             return sess.run([lib.convert_to_tensor(v), u])
 
 
-@pytest.mark.parametrize("mapping", ["scope", "name", "list"])
+@pytest.mark.parametrize("mapping", ["scope", "name", "list", "warm_start"])
 def test_init_from_checkpoint_fills_shards_as_tf(tmp_path, mapping):
     want = _save(tf1, str(tmp_path / "tf"), 2)
     ours = _warm_started(tf, str(tmp_path / "tf"), mapping)
