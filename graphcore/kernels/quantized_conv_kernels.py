@@ -1,4 +1,4 @@
-"""CPU (numpy) kernels of the quantized convolution and pooling ops: values are computed on
+"""CPU (numpy) kernels of the quantized convolution, pooling and ReLU-X ops: values are computed on
 the integers under the quantized dtypes; QuantizedConv2D subtracts each operand's zero
 point (TF's FloatToQuantizedUnclamped(0)) and accumulates in qint32 over the range of
 TF's QuantizationRangeForMultiplication."""
@@ -34,11 +34,22 @@ def _round(x: float) -> float:
     return float(np.sign(x) * np.floor(abs(x) + 0.5))
 
 
-def zero_point(dtype: np.dtype, range_min: float, range_max: float) -> int:
-    """TF's FloatToQuantizedUnclamped(0.0): the quantized value that stands for 0."""
+def float_to_quantized(value: float, dtype: np.dtype, range_min: float, range_max: float,
+                       clamp: bool = False) -> int:
+    """TF's FloatToQuantizedUnclamped (FloatToQuantized with ``clamp``): the quantized
+    value that stands for ``value`` over [range_min, range_max]."""
+    lowest, highest = _limits(dtype)
+    if clamp and range_min == range_max:
+        return lowest
     steps = 1 << (8 * np.dtype(dtype[0] if dtype.names else dtype).itemsize)
     scale = steps / ((range_max - range_min) * (steps / (steps - 1.0)))
-    return int(_round(0.0 * scale) - _round(range_min * scale)) + _limits(dtype)[0]
+    quantized = int(_round(value * scale) - _round(range_min * scale)) + lowest
+    return min(max(quantized, lowest), highest) if clamp else quantized
+
+
+def zero_point(dtype: np.dtype, range_min: float, range_max: float) -> int:
+    """The quantized value that stands for 0 (unclamped)."""
+    return float_to_quantized(0.0, dtype, range_min, range_max)
 
 
 def _level(dtype: np.dtype, range_min: float, range_max: float) -> np.float32:
@@ -119,5 +130,21 @@ def _quantized_conv2d(ctx: KernelContext):
         lowest, highest = _limits(out)
         return (_as(np.rint(y), out), level * np.float32(lowest),
                 level * np.float32(highest))
+
+    return compute
+
+
+@register_kernel("QuantizedReluX")
+def _quantized_relu_x(ctx: KernelContext):
+    out = out_dtype(ctx)
+    in_type = np.dtype(ctx.input_types[0].base_dtype.as_numpy_dtype)
+
+    def compute(features, max_value, min_features, max_features):
+        lo, hi = _scalar(min_features, "min_features"), _scalar(max_features, "max_features")
+        top = _scalar(max_value, "max_value")
+        floor = float_to_quantized(0.0, in_type, lo, hi, clamp=True)
+        ceiling = float_to_quantized(top, in_type, lo, hi, clamp=True)
+        y = np.minimum(np.maximum(_ints(features), floor), ceiling)
+        return _as(y, out), np.float32(lo), np.float32(hi)
 
     return compute

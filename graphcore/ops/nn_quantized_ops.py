@@ -1,6 +1,6 @@
-"""Quantized convolution and pooling (tf.nn.quantized_conv2d, quantized_max_pool,
-quantized_avg_pool): ops over quantized tensors whose real range travels beside them as
-(min, max) float scalars."""
+"""Quantized convolution, pooling and ReLU-X (tf.nn.quantized_conv2d, quantized_max_pool,
+quantized_avg_pool, quantized_relu_x): ops over quantized tensors whose real range travels
+beside them as (min, max) float scalars."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from graphcore.framework.gradient_registry import NotDifferentiable
 from graphcore.framework.op_def_library import apply_op
 from graphcore.ops.window_shapes import conv_shape, pool_shape, with_rank
 
-__all__ = ["quantized_avg_pool", "quantized_conv2d", "quantized_max_pool"]
+__all__ = ["quantized_avg_pool", "quantized_conv2d", "quantized_max_pool", "quantized_relu_x"]
 
 _QTYPES = "{qint8, quint8, qint32, qint16, quint16}"
 
@@ -24,7 +24,7 @@ def _with_range(shape_fn: Any):
     """``shape_fn``'s output and two scalar (min, max) outputs; the min/max inputs must be
     scalars."""
     def fn(op: ops_lib.Operation) -> list:
-        for t in op.inputs[-2 if op.type != "QuantizedConv2D" else -4:]:
+        for t in op.inputs[{"QuantizedConv2D": 2, "QuantizedReluX": 1}.get(op.type, 1):]:
             with_rank(t.shape, 0)
         return shape_fn(op) + [shape_lib.TensorShape([]), shape_lib.TensorShape([])]
     return fn
@@ -46,6 +46,13 @@ op_registry.register_op("QuantizedConv2D").input("input: Tinput").input("filter:
     .attr("padding: {'SAME', 'VALID'}").attr("dilations: list(int) = [1, 1, 1, 1]") \
     .shape_fn(_with_range(conv_shape(2)))
 NotDifferentiable("QuantizedConv2D")
+
+op_registry.register_op("QuantizedReluX").input("features: Tinput").input("max_value: float") \
+    .input("min_features: float").input("max_features: float").output("activations: out_type") \
+    .output("min_activations: float").output("max_activations: float") \
+    .attr(f"Tinput: {_QTYPES}").attr(f"out_type: {_QTYPES} = DT_QUINT8") \
+    .shape_fn(_with_range(lambda op: [op.inputs[0].shape]))
+NotDifferentiable("QuantizedReluX")
 
 _QuantizedAvgPoolOutput = collections.namedtuple(
     "QuantizedAvgPool", ["output", "min_output", "max_output"])
@@ -84,3 +91,16 @@ def quantized_conv2d(input: Any, filter: Any, min_input: Any,  # noqa: A002
                   max_filter=max_filter, strides=strides, padding=padding,
                   out_type=out_type, dilations=list(dilations))
     return _QuantizedConv2DOutput(*op.outputs)
+
+
+_QuantizedReluXOutput = collections.namedtuple(
+    "QuantizedReluX", ["activations", "min_activations", "max_activations"])
+
+
+def quantized_relu_x(features: Any, max_value: Any, min_features: Any, max_features: Any,
+                     out_type: Any = dtypes_lib.quint8, name: str | None = None) -> tuple:
+    """min(max(features, 0), max_value) on quantized ``features``; (activations,
+    min_activations, max_activations)."""
+    op = apply_op("QuantizedReluX", name=name, features=features, max_value=max_value,
+                  min_features=min_features, max_features=max_features, out_type=out_type)
+    return _QuantizedReluXOutput(*op.outputs)

@@ -353,3 +353,26 @@ def test_quantized_ops_match_tf(case):
     assert got_info == want_info
     for g_value, w_value in zip(got, want):
         np.testing.assert_array_equal(g_value, w_value)
+
+
+def test_quantized_relu_x_matches_tf():
+    """TF builds QuantizedReluX but has no kernel for it: the GraphDef and shapes compare
+    with TF's, the values with TF's QuantizedRelu6 (ReLU-X with X = 6)."""
+    graphs = []
+    for compat in (tf, tf1):
+        with compat.Graph().as_default() as g:
+            out = compat.nn.quantized_relu_x(_quantized(compat, X_Q, compat.quint8), 6.0,
+                                             -2.0, 10.0)
+            graphs.append(([t.shape.as_list() for t in out], [t.dtype.name for t in out],
+                           [(n.name, n.op) for n in g.as_graph_def().node]))
+            if compat is tf:
+                with tf.Session() as sess:
+                    got = sess.run([tf.bitcast(out[0], tf.uint8), out[1], out[2]])
+    assert graphs[0] == graphs[1]
+    with tf_ref.Graph().as_default():
+        relu6 = tf_ref.raw_ops.QuantizedRelu6(features=_quantized(tf1, X_Q, tf1.quint8),
+                                              min_features=-2.0, max_features=10.0)
+        with tf1.Session() as sess:
+            want = sess.run([tf1.bitcast(relu6[0], tf1.uint8), relu6[1], relu6[2]])
+    for g_value, w_value in zip(got, want):
+        np.testing.assert_array_equal(g_value, w_value)
