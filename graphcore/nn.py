@@ -39,6 +39,7 @@ from graphcore.ops.rnn import (
     static_bidirectional_rnn,
     static_rnn,
 )
+from graphcore.ops.rnn_state_saving import static_state_saving_rnn
 from graphcore.ops.sort_ops import approx_max_k, approx_min_k, top_k
 from graphcore.ops.space_ops import depth_to_space, space_to_batch, space_to_depth
 
@@ -46,7 +47,7 @@ __all__ = list(_nn_all) + list(_conv_all) + list(_convolution_all) + list(_pool_
 __all__ += list(_fractional_all) + list(_quantized_all)
 __all__ += ["embedding_lookup", "embedding_lookup_sparse", "safe_embedding_lookup_sparse"]
 __all__ += list(_activation_all) + list(_impl_all)
-__all__ += ["approx_max_k", "approx_min_k", "top_k"]
+__all__ += ["approx_max_k", "approx_min_k", "top_k", "static_state_saving_rnn"]
 __all__ += ["depth_to_space", "space_to_batch", "space_to_depth"]
 __all__ += ["fused_batch_norm", "local_response_normalization", "lrn"]
 __all__ += list(_ctc_all) + ["ctc_loss_v2"]

@@ -532,3 +532,56 @@ def test_experimental_dropouts_match_tf_graphs(case):
         np.testing.assert_array_equal(values[0], values[1])
     if case == "stateless_tensor_rate":
         assert (values[0] == values[0][:, :1]).all()
+
+
+class _StateSaver:
+    """A state saver over variables: ``state`` reads one, ``save_state`` assigns it."""
+
+    def __init__(self, lib, sizes):
+        self._lib = lib
+        self._vars = {name: lib.Variable(np.full((2, size), 0.1 * (i + 1), np.float32),
+                                         name=name)
+                      for i, (name, size) in enumerate(sizes.items())}
+
+    def state(self, name):
+        return self._vars[name].read_value() if hasattr(self._vars[name], "read_value") \
+            else self._lib.identity(self._vars[name])
+
+    def save_state(self, name, value):
+        return self._vars[name].assign(value)
+
+
+@pytest.mark.parametrize("cell_kind", ["basic", "lstm"])
+def test_static_state_saving_rnn_matches_tf(cell_kind):
+    inputs = [RNG.normal(size=(2, 3)).astype(np.float32) for _ in range(3)]
+    results = {}
+    for lib in (tf, tf1):
+        with (tf.Graph() if lib is tf else tf_ref.Graph()).as_default():
+            # TF's own copy of the TF1 cells (Keras 3 hides tf.compat.v1.nn.rnn_cell).
+            cells = lib.nn.rnn_cell if lib is tf else pytest.importorskip(
+                "tensorflow.python.keras.layers.legacy_rnn.rnn_cell_impl")
+            with lib.variable_scope("rnn_test", initializer=lib.constant_initializer(0.2)):
+                if cell_kind == "basic":
+                    cell = cells.BasicRNNCell(4)
+                    saver = _StateSaver(lib, {"h": 4})
+                    names = "h"
+                else:
+                    cell = cells.LSTMCell(4, state_is_tuple=True)
+                    saver = _StateSaver(lib, {"c": 4, "m": 4})
+                    names = ("c", "m")
+                outputs, state = lib.nn.static_state_saving_rnn(
+                    cell, [lib.constant(x) for x in inputs], saver, names,
+                    sequence_length=[3, 2])
+            with (tf.Session() if lib is tf else tf1.Session()) as sess:
+                sess.run(lib.global_variables_initializer())
+                first = sess.run([outputs, state])
+                second = sess.run([outputs[-1], state])
+            results[lib] = nest_flat(first) + nest_flat(second)
+    for got, want in zip(results[tf], results[tf1]):
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+
+
+def nest_flat(value):
+    if isinstance(value, (list, tuple)):
+        return [leaf for v in value for leaf in nest_flat(v)]
+    return [np.asarray(value)]
