@@ -1,6 +1,8 @@
 """More random ops (the rest of TF1's random_ops and its stateless_random_ops):
 multinomial / categorical, random_gamma, random_poisson, random_crop, and the stateless
-uniform/normal/truncated-normal/categorical ops whose values depend only on ``seed``.
+categorical op whose values depend only on ``seed``, and the registrations of TF 1's
+StatelessRandomUniform/Normal/TruncatedNormal(Int) ops (TF 2.21's tf.random.stateless_*
+build the key/counter V2 ops of :mod:`graphcore.ops.stateless_random_ops`).
 Like the other random kernels, the numbers are numpy's, not TF's Philox stream."""
 
 from __future__ import annotations
@@ -141,39 +143,6 @@ def random_crop(value: Any, size: Any, seed: int | None = None,
         offset = random_ops.random_uniform(array_ops.shape(shape), dtype=size.dtype,
                                            maxval=size.dtype.max, seed=seed) % limit
         return array_ops.slice(value, offset, size, name=scope)
-
-
-def _stateless(op_type: str, default_dtype: Any):
-    def fn(shape: Any, seed: Any, mean: Any = None, stddev: Any = None,
-           dtype: Any = default_dtype, name: str | None = None, minval: Any = 0,
-           maxval: Any = None) -> ops_lib.Tensor:
-        dtype = dtypes_lib.as_dtype(dtype)
-        with ops_lib.name_scope(name, "stateless_random", [shape, seed]) as scope:
-            shape_t = random_ops._shape_tensor(shape)
-            seed_t = convert_to_tensor(seed, name="seed")
-            if op_type == "StatelessRandomUniform" and dtype.is_integer:
-                if maxval is None:
-                    raise ValueError("Must specify maxval for integer dtype")
-                return apply_op("StatelessRandomUniformInt", name=scope, shape=shape_t,
-                                seed=seed_t, minval=convert_to_tensor(minval, dtype=dtype),
-                                maxval=convert_to_tensor(maxval, dtype=dtype)).outputs[0]
-            rnd = apply_op(op_type, shape=shape_t, seed=seed_t, dtype=dtype).outputs[0]
-            if op_type == "StatelessRandomUniform":
-                lo = convert_to_tensor(minval, dtype=dtype, name="min")
-                hi = convert_to_tensor(1 if maxval is None else maxval, dtype=dtype,
-                                       name="max")
-                return math_ops.add(rnd * (hi - lo), lo, name=scope)
-            mean_t = convert_to_tensor(0.0 if mean is None else mean, dtype=dtype, name="mean")
-            std_t = convert_to_tensor(1.0 if stddev is None else stddev, dtype=dtype,
-                                      name="stddev")
-            return math_ops.add(rnd * std_t, mean_t, name=scope)
-
-    return fn
-
-
-stateless_random_uniform = _stateless("StatelessRandomUniform", dtypes_lib.float32)
-stateless_random_normal = _stateless("StatelessRandomNormal", dtypes_lib.float32)
-stateless_truncated_normal = _stateless("StatelessTruncatedNormal", dtypes_lib.float32)
 
 
 def stateless_multinomial(logits: Any, num_samples: Any, seed: Any,

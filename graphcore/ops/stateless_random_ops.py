@@ -20,7 +20,8 @@ from graphcore.framework.op_def_library import apply_op
 from graphcore.framework.tensor_conversion import convert_to_tensor
 from graphcore.ops import array_ops, manip_ops, math_ops, random_ops
 
-__all__ = ["Algorithm", "create_rng_state", "fold_in", "index_shuffle", "random_index_shuffle",
+__all__ = ["Algorithm", "create_rng_state", "stateless_random_normal",
+           "stateless_random_uniform", "stateless_truncated_normal", "fold_in", "index_shuffle", "random_index_shuffle",
            "split", "stateless_random_binomial",
            "stateless_random_gamma", "stateless_random_poisson",
            "stateless_parameterized_truncated_normal"]
@@ -297,3 +298,68 @@ def index_shuffle(index: Any, seed: Any, max_index: Any) -> ops_lib.Tensor:
     paddings = [[1, 0]] + ([] if rank is None else (rank - 1) * [[0, 0]])
     seed = array_ops.pad(seed, paddings, constant_values=498247692)
     return random_index_shuffle(index, seed=seed, max_index=max_index, rounds=4)
+
+
+def _key_counter_draw(op_type: str, shape: Any, seed: Any, dtype: Any, alg: Any,
+                      name: str | None = None, **extra: Any) -> ops_lib.Tensor:
+    """A key/counter V2 op drawing ``shape`` values from ``seed`` (TF's
+    stateless_random_* since 2.5: StatelessRandomGetKeyCounter, then the V2 op)."""
+    shape_t = random_ops._shape_tensor(shape)
+    key_op = apply_op("StatelessRandomGetKeyCounter", seed=seed)
+    return apply_op(op_type, name=name, shape=shape_t, key=key_op.outputs[0],
+                    counter=key_op.outputs[1], alg=convert_alg_to_int(alg), dtype=dtype,
+                    **extra).outputs[0]
+
+
+def stateless_random_uniform(shape: Any, seed: Any, minval: Any = 0, maxval: Any = None,
+                             dtype: Any = dtypes_lib.float32, name: str | None = None,
+                             alg: Any = "auto_select") -> ops_lib.Tensor:
+    """Uniform values in [minval, maxval) fixed by ``seed`` [2]; for integer dtypes
+    ``minval=maxval=None`` draws the dtype's full range."""
+    dtype = dtypes_lib.as_dtype(dtype)
+    if dtype.is_integer and (minval is None) != (maxval is None):
+        raise ValueError(f"For integer dtype {dtype}, minval and maxval must be both "
+                         f"`None` or both non-`None`; got minval={minval} and "
+                         f"maxval={maxval}.")
+    if not dtype.is_integer and maxval is None:
+        maxval = 1
+    with ops_lib.name_scope(name, "stateless_random_uniform",
+                            [shape, seed, minval, maxval]) as name:
+        shape = random_ops._shape_tensor(shape)
+        if dtype.is_integer and minval is None:
+            return _key_counter_draw("StatelessRandomUniformFullIntV2", shape, seed, dtype,
+                                     alg, name=name)
+        minval = convert_to_tensor(minval, dtype=dtype, name="min")
+        maxval = convert_to_tensor(maxval, dtype=dtype, name="max")
+        if dtype.is_integer:
+            shape_t = shape
+            key_op = apply_op("StatelessRandomGetKeyCounter", seed=seed)
+            alg_t = array_ops.constant(convert_alg_to_int(alg), dtypes_lib.int32, name="alg")
+            return apply_op("StatelessRandomUniformIntV2", name=name, shape=shape_t,
+                            key=key_op.outputs[0], counter=key_op.outputs[1], alg=alg_t,
+                            minval=minval, maxval=maxval).outputs[0]
+        rnd = _key_counter_draw("StatelessRandomUniformV2", shape, seed, dtype, alg)
+        return math_ops.add(rnd * (maxval - minval), minval, name=name)
+
+
+def _stateless_normal_like(op_type: str, default_name: str):
+    def fn(shape: Any, seed: Any, mean: Any = 0.0, stddev: Any = 1.0,
+           dtype: Any = dtypes_lib.float32, name: str | None = None,
+           alg: Any = "auto_select") -> ops_lib.Tensor:
+        with ops_lib.name_scope(name, default_name, [shape, seed, mean, stddev]) as name:
+            shape = random_ops._shape_tensor(shape)
+            mean = convert_to_tensor(mean, dtype=dtype, name="mean")
+            stddev = convert_to_tensor(stddev, dtype=dtype, name="stddev")
+            rnd = _key_counter_draw(op_type, shape, seed, dtype, alg)
+            return math_ops.add(rnd * stddev, mean, name=name)
+
+    fn.__name__ = default_name
+    fn.__doc__ = (f"{'Truncated normal' if 'Truncated' in op_type else 'Normal'} values "
+                  "(mean, stddev) fixed by ``seed`` [2].")
+    return fn
+
+
+stateless_random_normal = _stateless_normal_like("StatelessRandomNormalV2",
+                                                 "stateless_random_normal")
+stateless_truncated_normal = _stateless_normal_like("StatelessTruncatedNormalV2",
+                                                    "stateless_truncated_normal")

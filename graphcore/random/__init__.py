@@ -14,13 +14,8 @@ from graphcore.ops.random_distribution_ops import (
     poisson,
     stateless_categorical,
     stateless_multinomial,
-    stateless_truncated_normal,
 )
 from graphcore.ops.random_distribution_ops import random_gamma as gamma
-from graphcore.ops.random_distribution_ops import stateless_random_normal as stateless_normal
-from graphcore.ops.random_distribution_ops import (
-    stateless_random_uniform as stateless_uniform,
-)
 from graphcore.ops.random_ops import get_seed, set_random_seed, truncated_normal
 from graphcore.ops.random_ops import random_normal as normal
 from graphcore.ops.random_ops import random_shuffle as shuffle
@@ -37,8 +32,13 @@ from graphcore.ops.stateless_random_ops import (
     fold_in,
     split,
     stateless_parameterized_truncated_normal,
+    stateless_truncated_normal,
 )
 from graphcore.ops.stateless_random_ops import stateless_random_binomial as stateless_binomial
 from graphcore.ops.stateless_random_ops import stateless_random_gamma as stateless_gamma
+from graphcore.ops.stateless_random_ops import stateless_random_normal as stateless_normal
 from graphcore.ops.stateless_random_ops import stateless_random_poisson as stateless_poisson
+from graphcore.ops.stateless_random_ops import (
+    stateless_random_uniform as stateless_uniform,
+)
 from graphcore.random import experimental

@@ -49,9 +49,6 @@ CASES = {
     "generator_binomial": lambda t: t.cast(t.random.Generator.from_seed(5).binomial(
         [4000, 2], counts=[10.0, 20.0], probs=[0.3, 0.6]), t.float32),
 }
-# graphcore's first stateless ops are TF 1's (StatelessRandomNormal ...), not TF 2.21's
-# key/counter V2 ops.
-_V1_STATELESS = ("stateless_uniform", "stateless_normal", "stateless_truncated_normal")
 
 
 def _run(lib, case):
@@ -70,7 +67,7 @@ def test_distributions_match_tf(case):
     ours, ours_again, our_ops = _run(tf, case)
     theirs, _, their_ops = _run(tf1, case)
     assert ours.shape == theirs.shape and ours.dtype == theirs.dtype
-    assert our_ops == their_ops or case in _V1_STATELESS
+    assert our_ops == their_ops
     axis = 1 if case in ("multinomial", "categorical") else 0
     np.testing.assert_allclose(ours.mean(axis=axis), theirs.mean(axis=axis), rtol=0.1,
                                atol=0.05)
@@ -191,3 +188,18 @@ def test_stateless_gamma_gradient_matches_tf():
             with lib.Session() as sess:
                 results.append(sess.run(grad) / 4000)
     np.testing.assert_allclose(results[0], results[1], rtol=0.1)
+
+
+def _stateless_graph(lib):
+    with lib.Graph().as_default() as g:
+        r = lib.random
+        r.stateless_uniform([2], [1, 2], minval=-1.0, maxval=3.0)
+        r.stateless_uniform([2], [1, 2], minval=1, maxval=5, dtype=lib.int32)
+        r.stateless_uniform([2], [1, 2], minval=None, maxval=None, dtype=lib.int64)
+        r.stateless_normal([2], [1, 2], mean=1.0, stddev=2.0)
+        r.stateless_truncated_normal([2], [1, 2])
+        return [(n.name, n.op, list(n.input)) for n in g.as_graph_def().node]
+
+
+def test_stateless_graph_defs_match_tf():
+    assert _stateless_graph(tf) == _stateless_graph(tf1)
