@@ -287,14 +287,18 @@ def encode_jpeg(image: np.ndarray, quality: int = 95, fmt: str = "", progressive
     pil = image_mod.fromarray(image[..., 0] if channels == 1 else image,
                               "L" if channels == 1 else "RGB")
     buffer = io.BytesIO()
-    dpi = (x_density, y_density) if density_unit == "in" else \
-        (x_density * 2.54, y_density * 2.54)
+    # A single component is written 1x1 (libjpeg's grayscale default): no subsampling.
+    subsampling = 2 if chroma_downsampling and channels == 3 else 0
     options = {"quality": quality, "progressive": progressive, "optimize": optimize,
-               "subsampling": 2 if chroma_downsampling else 0, "dpi": dpi}
+               "subsampling": subsampling, "dpi": (x_density, y_density)}
     if xmp:
         options["xmp"] = xmp
     pil.save(buffer, "JPEG", **options)
-    return buffer.getvalue()
+    data = bytearray(buffer.getvalue())
+    if density_unit == "cm":
+        # Pillow writes dots per inch; the JFIF header's unit byte says which (2: per cm).
+        data[13] = 2
+    return bytes(data)
 
 
 @register_kernel("EncodeJpeg")

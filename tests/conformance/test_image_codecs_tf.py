@@ -1,9 +1,9 @@
 """Reference tier: the image codecs of tf.image / tf.io against TensorFlow's compat.v1.
 
-PNG, BMP, GIF and WebP decode exactly as TF's; PNG encodes to TF's very bytes. JPEG goes
-through Pillow's libjpeg-turbo here and TF's own libjpeg build there, with different
-default DCTs, so decoded JPEG pixels are compared within a few units (JPEG_ATOL,
-JPEG_FAST_ATOL). Skipped without TensorFlow."""
+PNG, BMP, GIF and WebP decode exactly as TF's; PNG and JPEG encode to TF's very bytes.
+JPEG decodes through Pillow's libjpeg-turbo here, whose DCT is TF's INTEGER_ACCURATE one,
+not TF's default INTEGER_FAST: decoded JPEG pixels are compared within a few units
+(JPEG_ATOL, JPEG_FAST_ATOL). Skipped without TensorFlow."""
 
 import io
 import os
@@ -137,15 +137,19 @@ def test_decode_jpeg_matches_tf_within_tolerance(key):
                                    atol=JPEG_ATOL if i < 10 else JPEG_FAST_ATOL)
 
 
-@pytest.mark.parametrize("options", [{}, {"quality": 40}, {"format": "rgb",
-                                                           "chroma_downsampling": False},
-                                     {"progressive": True, "optimize_size": True}])
-def test_encode_jpeg_decodes_in_tf(options):
-    ours = _run(tf, lambda t: t.image.encode_jpeg(SMOOTH, **options))
-    assert ours[:3] == b"\xff\xd8\xff"
-    decoded = _run(tf1, lambda t: t.image.decode_jpeg(ours))
-    reference = _run(tf1, lambda t: t.image.decode_jpeg(t.image.encode_jpeg(SMOOTH, **options)))
-    np.testing.assert_allclose(decoded.astype(int), reference.astype(int), atol=JPEG_ATOL)
+@pytest.mark.parametrize("options", [
+    {}, {"quality": 40}, {"format": "rgb", "chroma_downsampling": False},
+    {"progressive": True, "optimize_size": True}, {"quality": 100},
+    {"density_unit": "cm", "x_density": 72, "y_density": 100},
+    {"xmp_metadata": "<x:xmpmeta>graphcore</x:xmpmeta>"}, {"gray": True},
+    {"gray": True, "format": "grayscale", "progressive": True, "quality": 50}])
+def test_encode_jpeg_writes_tfs_bytes(options):
+    options = dict(options)
+    image = SMOOTH[..., :1] if options.pop("gray", False) else SMOOTH
+    ours = _run(tf, lambda t: t.image.encode_jpeg(image, **options))
+    theirs = _run(tf1, lambda t: t.image.encode_jpeg(image, **options))
+    # Both are libjpeg-turbo with the same settings: the very same bytes.
+    assert ours == theirs
 
 
 def test_adjust_jpeg_quality_matches_tf_within_tolerance():
