@@ -626,3 +626,24 @@ def test_slices_of_different_variables_under_one_name_are_rejected():
         b = tf.get_variable("b", [4], partitioner=tf.fixed_size_partitioner(2))
         with pytest.raises(ValueError, match="Slices must all be from the same tensor"):
             tf.train.Saver({"x": [list(a)[0], list(b)[1]]})
+
+
+def test_sharded_saver_merges_the_slices_of_shards_on_different_devices(tmp_path):
+    """Each device's SaveV2 writes its shards' slices; MergeV2Checkpoints joins them into
+    one full entry with all the slices."""
+    g = tf.Graph()
+    with g.as_default():
+        with tf.device(lambda op: "/cpu:0" if op.name == "emb/part_1" else ""):
+            emb = tf.get_variable("emb", shape=[10, 3], initializer=tf.zeros_initializer(),
+                                  partitioner=tf.fixed_size_partitioner(2))
+        assert [v.device for v in emb] == ["", "/device:CPU:0"]
+        saver = tf.train.Saver(sharded=True)
+    with tf.Session(graph=g) as sess:
+        sess.run(emb.assign(PARTITIONED))
+        prefix = saver.save(sess, str(tmp_path / "ck"), write_meta_graph=False)
+    reader = fmt.BundleReader(prefix)
+    assert reader.num_shards == 2 and len(reader.entry("emb").slices) == 2
+    g, emb, saver = _partitioned_graph(3)
+    with tf.Session(graph=g) as sess:
+        saver.restore(sess, prefix)
+        np.testing.assert_array_equal(sess.run(tf.convert_to_tensor(emb)), PARTITIONED)
