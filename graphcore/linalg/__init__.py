@@ -1,9 +1,6 @@
 """``tf.linalg``: the linear-algebra functions of :mod:`graphcore.ops.linalg_ops` (and the
 matrix functions living with the math, array and nn ops) under TF1's ``tf.linalg`` names,
 the LinearOperator family (:mod:`graphcore.ops.linalg`), expm and the tridiagonal ops.
-
-Not yet here: lu_solve, lu_matrix_inverse and lu_reconstruct take one matrix,
-not batches (TF permutes batches with gather_nd and map_fn, which graphcore lacks).
 """
 
 # ruff: noqa: F401, I001

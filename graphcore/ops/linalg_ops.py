@@ -15,7 +15,7 @@ from graphcore.framework import dtypes as dtypes_lib
 from graphcore.framework import ops as ops_lib
 from graphcore.framework.op_def_library import apply_op
 from graphcore.framework.tensor_conversion import convert_to_tensor
-from graphcore.ops import array_ops, control_flow_ops, elementwise_ops, math_ops
+from graphcore.ops import array_ops, control_flow_ops, elementwise_ops, manip_ops, math_ops
 from graphcore.ops.gen_linalg_ops import parse_einsum
 
 __all__ = [
@@ -567,16 +567,25 @@ def _lu_inputs(lower_upper: Any, perm: Any) -> tuple[_T, _T]:
     lower_upper = convert_to_tensor(lower_upper, dtype_hint=dtypes_lib.float32,
                                     name="lower_upper")
     perm = convert_to_tensor(perm, dtype_hint=dtypes_lib.int32, name="perm")
-    if lower_upper.shape.ndims != 2 or perm.shape.ndims != 1:
-        # TF permutes batches with gather_nd (and map_fn), which graphcore lacks.
-        raise NotImplementedError("lu_solve/lu_reconstruct take one matrix (rank 2) with a "
-                                  "rank-1 perm; batches are not supported")
     return lower_upper, perm
+
+
+def _permute_rows(x: _T, perm: _T) -> _T:
+    """Rows of each matrix of ``x`` [B, d, m] in the order ``perm`` [B, d]."""
+    return array_ops.gather(x, perm, axis=1, batch_dims=1)
+
+
+def _invert_permutations(perm: _T) -> _T:
+    """The inverse of each permutation of ``perm`` [B, d] (TF maps invert_permutation)."""
+    d = array_ops.shape(perm)[-1]
+    one_hot = array_ops.one_hot(perm, d, dtype=perm.dtype)  # [B, i, perm[i]]
+    positions = math_ops.cast(math_ops.range(d), perm.dtype)
+    return math_ops.reduce_sum(one_hot * positions[:, None], axis=-2)
 
 
 def lu_solve(lower_upper: Any, perm: Any, rhs: Any, validate_args: bool = False,
              name: str | None = None) -> _T:
-    """x with A @ x = rhs, from lu(A)'s (lower_upper, perm)."""
+    """x with A @ x = rhs, from lu(A)'s (lower_upper, perm); batch shapes broadcast."""
     with ops_lib.name_scope(name or "lu_solve"):
         lower_upper, perm = _lu_inputs(lower_upper, perm)
         rhs = convert_to_tensor(rhs, dtype_hint=lower_upper.dtype, name="rhs")
@@ -585,11 +594,23 @@ def lu_solve(lower_upper: Any, perm: Any, rhs: Any, validate_args: bool = False,
         if lower_upper.shape.as_list()[-1] is not None and rhs.shape.as_list()[-2] is not None \
                 and lower_upper.shape.as_list()[-1] != rhs.shape.as_list()[-2]:
             raise ValueError("`lower_upper.shape[-1]` must equal `rhs.shape[-1]`.")
-        if rhs.shape.ndims != 2:
-            raise NotImplementedError("lu_solve with a batched rhs is not supported")
-        permuted_rhs = array_ops.gather(rhs, perm, axis=-2)
-        lower = _lu_unit_lower(lower_upper)
-        return matrix_triangular_solve(lower_upper, matrix_triangular_solve(lower, permuted_rhs),
+        if lower_upper.shape.ndims == 2 and rhs.shape.ndims == 2:
+            permuted_rhs = array_ops.gather(rhs, perm, axis=-2)
+            lower = _lu_unit_lower(lower_upper)
+            return matrix_triangular_solve(
+                lower_upper, matrix_triangular_solve(lower, permuted_rhs), lower=False)
+        shape = array_ops.shape(lower_upper)
+        rhs_shape = array_ops.shape(rhs)
+        batch = manip_ops.broadcast_dynamic_shape(rhs_shape[:-2], shape[:-2])
+        d, m = rhs_shape[-2], rhs_shape[-1]
+        rhs_full_shape = array_ops.concat([batch, [d, m]], 0)
+        flat_rhs = array_ops.reshape(manip_ops.broadcast_to(rhs, rhs_full_shape), [-1, d, m])
+        flat_perm = array_ops.reshape(manip_ops.broadcast_to(perm, rhs_full_shape[:-1]),
+                                      [-1, d])
+        permuted_rhs = array_ops.reshape(_permute_rows(flat_rhs, flat_perm), rhs_full_shape)
+        full_lu = manip_ops.broadcast_to(lower_upper, array_ops.concat([batch, [d, d]], 0))
+        lower = _lu_unit_lower(full_lu)
+        return matrix_triangular_solve(full_lu, matrix_triangular_solve(lower, permuted_rhs),
                                        lower=False)
 
 
@@ -609,10 +630,17 @@ def lu_reconstruct(lower_upper: Any, perm: Any, validate_args: bool = False,
     """A from lu(A)'s (lower_upper, perm)."""
     with ops_lib.name_scope(name or "lu_reconstruct"):
         lower_upper, perm = _lu_inputs(lower_upper, perm)
-        lower = _lu_unit_lower(lower_upper, array_ops.shape(lower_upper))
+        shape = array_ops.shape(lower_upper)
+        lower = _lu_unit_lower(lower_upper, shape)
         upper = matrix_band_part(lower_upper, num_lower=0, num_upper=-1)
         x = math_ops.matmul(lower, upper)
-        x = array_ops.gather(x, array_ops.invert_permutation(perm))
+        if lower_upper.shape.ndims != 2:
+            d = shape[-1]
+            flat_x = array_ops.reshape(x, [-1, d, d])
+            flat_perm = _invert_permutations(array_ops.reshape(perm, [-1, d]))
+            x = array_ops.reshape(_permute_rows(flat_x, flat_perm), shape)
+        else:
+            x = array_ops.gather(x, array_ops.invert_permutation(perm))
         x.set_shape(lower_upper.shape)
         return x
 

@@ -124,6 +124,12 @@ CASES = [
      [_mat(3, 3)], False),
     ("lu_reconstruct", lambda t, a: [t.linalg.lu_reconstruct(*t.linalg.lu(a))], [_mat(4, 4)],
      False),
+    ("lu_solve_batch", lambda t, a, b: [t.linalg.lu_solve(*t.linalg.lu(a), b)],
+     [_mat(2, 3, 3, 3), _mat(3, 3, 2)], False),
+    ("lu_matrix_inverse_batch", lambda t, a: [t.linalg.lu_matrix_inverse(*t.linalg.lu(a))],
+     [_mat(2, 3, 3)], False),
+    ("lu_reconstruct_batch", lambda t, a: [t.linalg.lu_reconstruct(*t.linalg.lu(a))],
+     [_mat(2, 2, 4, 4)], False),
     ("sqrtm", lambda t, a: [t.linalg.sqrtm(a)], [_spd(2, 3, 3)], True),
     ("normalize", lambda t, a: list(t.linalg.normalize(a, axis=1)), [_mat(3, 4)], True),
     # Large and I/O-bound: TF's matrix_solve_ls uses the MatrixSolveLs kernel and its gradient.
