@@ -108,29 +108,29 @@ class VariableScope:
                                   constraint: Any = None) -> PartitionedVariable:
         """A PartitionedVariable named ``<scope>/<name>`` (the scope's own name when
         ``name`` is empty: ``create_partitioned_variables``)."""
-        initializer = initializer if initializer is not None else self._initializer
-        regularizer = regularizer if regularizer is not None else self._regularizer
-        constraint = constraint if constraint is not None else self._constraint
-        caching_device = caching_device if caching_device is not None else self._caching_device
-        partitioner = partitioner if partitioner is not None else self._partitioner
-        dtype = dtypes_lib.as_dtype(dtype) if dtype is not None else self._dtype
-        use_resource = use_resource if use_resource is not None else self._use_resource
+        args = self._with_defaults(initializer=initializer, regularizer=regularizer,
+                                   caching_device=caching_device, partitioner=partitioner,
+                                   constraint=constraint, dtype=dtype,
+                                   use_resource=use_resource)
         if self._custom_getter is not None:
             raise ValueError(
                 "Private access to _get_partitioned_variable is not allowed when a custom "
                 "getter is set.  Current custom getter: %s.  It is likely that you're using "
                 "create_partitioned_variables.  If so, consider instead using get_variable "
                 "with a non-empty partitioner parameter instead." % self._custom_getter)
-        if partitioner is None:
+        if args["partitioner"] is None:
             raise ValueError("No partitioner was specified")
         full_name = "/".join(n for n in (self.name, name) if n)
         with ops_lib.name_scope(None):
             return _store()._get_partitioned_variable(
-                full_name, partitioner, shape=shape, dtype=dtype, initializer=initializer,
-                regularizer=regularizer, reuse=self.reuse, trainable=trainable,
-                collections=collections, caching_device=caching_device,
-                validate_shape=validate_shape, use_resource=use_resource,
-                constraint=constraint)
+                full_name, shape=shape, reuse=self.reuse, trainable=trainable,
+                collections=collections, validate_shape=validate_shape, **args)
+
+    def _with_defaults(self, **args: Any) -> dict:
+        """``args`` with each None replaced by this scope's default of the same name."""
+        out = {k: getattr(self, "_" + k) if v is None else v for k, v in args.items()}
+        out["dtype"] = dtypes_lib.as_dtype(out["dtype"])
+        return out
 
     def get_variable(self, name: str, shape: Any = None, dtype: Any = None,
                      initializer: Any = None, regularizer: Any = None, reuse: Any = None,
@@ -139,24 +139,18 @@ class VariableScope:
                      validate_shape: bool = True, use_resource: Any = None,
                      custom_getter: Any = None, constraint: Any = None, **kwargs: Any) -> Any:
         del kwargs
-        use_resource = use_resource if use_resource is not None else self._use_resource
         full_name = f"{self._name}/{name}" if self._name else name
         reuse = self._reuse if reuse in (None, False) else reuse
-        initializer = initializer if initializer is not None else self._initializer
-        regularizer = regularizer if regularizer is not None else self._regularizer
-        caching_device = caching_device if caching_device is not None else self._caching_device
-        partitioner = partitioner if partitioner is not None else self._partitioner
-        constraint = constraint if constraint is not None else self._constraint
-        dtype = dtypes_lib.as_dtype(dtype) if dtype is not None else self._dtype
+        args = self._with_defaults(initializer=initializer, regularizer=regularizer,
+                                   caching_device=caching_device, partitioner=partitioner,
+                                   constraint=constraint, dtype=dtype,
+                                   use_resource=use_resource)
         store = _store()
         getter = functools.partial(store.get_variable, reuse=reuse)
         custom = custom_getter if custom_getter is not None else self._custom_getter
         with ops_lib.name_scope(None):
-            kwargs2 = dict(shape=shape, dtype=dtype, initializer=initializer,
-                           regularizer=regularizer, trainable=trainable,
-                           collections=collections, caching_device=caching_device,
-                           partitioner=partitioner, validate_shape=validate_shape,
-                           use_resource=use_resource, constraint=constraint)
+            kwargs2 = dict(shape=shape, trainable=trainable, collections=collections,
+                           validate_shape=validate_shape, **args)
             if custom is not None:
                 return custom(getter, full_name, **kwargs2)
             return getter(full_name, **kwargs2)
