@@ -184,23 +184,24 @@ def _rgb_to_gray(rgb: np.ndarray, bits: int) -> np.ndarray:
 
 
 def _filter_rows(rows: np.ndarray, bpp: int) -> bytes:
-    """libpng's default heuristic: per row, the filter of least sum of |signed bytes|."""
-    out = bytearray()
-    prev = np.zeros(rows.shape[1], np.int32)
-    for row in rows.astype(np.int32):
-        left = np.concatenate([np.zeros(bpp, np.int32), row[:-bpp]])
-        up_left = np.concatenate([np.zeros(bpp, np.int32), prev[:-bpp]])
-        candidates = [row, row - left, row - prev, row - ((left + prev) >> 1),
-                      row - _paeth(left, prev, up_left)]
-        costs = []
-        for c in candidates:
-            b = c & 0xFF
-            costs.append(int(np.sum(np.where(b < 128, b, 256 - b))))
-        kind = int(np.argmin(costs))
-        out.append(kind)
-        out += (candidates[kind] & 0xFF).astype(np.uint8).tobytes()
-        prev = row
-    return bytes(out)
+    """libpng's default heuristic: per row, the filter of least sum of |signed bytes|
+    (all five filters computed for every row at once; ties to the lowest filter)."""
+    height, stride = rows.shape
+    cur = rows.astype(np.int32)
+    prev = np.zeros_like(cur)
+    prev[1:] = cur[:-1]
+    left = np.zeros_like(cur)
+    left[:, bpp:] = cur[:, :-bpp]
+    up_left = np.zeros_like(cur)
+    up_left[:, bpp:] = prev[:, :-bpp]
+    candidates = np.stack([cur, cur - left, cur - prev, cur - ((left + prev) >> 1),
+                           cur - _paeth(left, prev, up_left)]) & 0xFF
+    costs = np.where(candidates < 128, candidates, 256 - candidates).sum(axis=2)
+    kind = np.argmin(costs, axis=0)
+    out = np.empty((height, stride + 1), np.uint8)
+    out[:, 0] = kind
+    out[:, 1:] = candidates[kind, np.arange(height)]
+    return out.tobytes()
 
 
 def _chunk(kind: bytes, body: bytes) -> bytes:
