@@ -592,3 +592,19 @@ register_kernel("Cumprod")(_cumulative(np.cumprod, 1))
 # The factories other op families' elementwise kernels are built from.
 unary_kernel = _unary
 binary_kernel = _binary
+
+
+@register_kernel("ClipByValue")
+def _clip_by_value(ctx: KernelContext):
+    def compute(t, clip_value_min, clip_value_max):
+        t = np.asarray(t)
+        lo, hi = np.asarray(clip_value_min), np.asarray(clip_value_max)
+        for name, bound in (("clip_value_min", lo), ("clip_value_max", hi)):
+            if bound.shape not in ((), t.shape):
+                raise errors.InvalidArgumentError(
+                    None, None, f"{name} and t must have the same shape or {name} must be a "
+                                f"scalar. t shape: [{','.join(map(str, t.shape))}] {name} "
+                                f"shape: [{','.join(map(str, bound.shape))}]")
+        return (np.minimum(np.maximum(t, lo), hi).astype(t.dtype, copy=False),)
+
+    return compute

@@ -377,3 +377,12 @@ for _cum in ("Cumsum", "Cumprod"):
         .attr("exclusive: bool = false").attr("reverse: bool = false") \
         .attr("T: numbertype").attr("Tidx: {int32, int64} = DT_INT32") \
         .shape_fn(_cum_shape_fn)
+
+
+def _clip_by_value_shape_fn(op: ops_lib.Operation) -> list:
+    return [op._inputs[0].shape]
+
+
+op_registry.register_op("ClipByValue").input("t: T").input("clip_value_min: T") \
+    .input("clip_value_max: T").output("output: T").attr("T: numbertype") \
+    .shape_fn(_clip_by_value_shape_fn)

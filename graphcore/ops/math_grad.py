@@ -159,6 +159,22 @@ def _minimum_grad(op: ops_lib.Operation, grad: Any) -> tuple:
     return _maximum_minimum_grad(op, grad, math_ops.less_equal)
 
 
+@RegisterGradient("ClipByValue")
+def _clip_by_value_grad(op: ops_lib.Operation, grad: Any) -> tuple:
+    x, y, z = op.inputs
+    zeros = array_ops.zeros(array_ops.shape(grad), grad.dtype)
+    xymask = math_ops.less(x, y)
+    xzmask = math_ops.greater(x, z)
+    _, ry = math_ops.broadcast_gradient_args(array_ops.shape(x), array_ops.shape(y))
+    _, rz = math_ops.broadcast_gradient_args(array_ops.shape(x), array_ops.shape(z))
+    xgrad = math_ops.where_v2(math_ops.logical_or(xymask, xzmask), zeros, grad)
+    ygrad = math_ops.where_v2(xymask, grad, zeros)
+    zgrad = math_ops.where_v2(xzmask, grad, zeros)
+    gy = array_ops.reshape(math_ops.reduce_sum(ygrad, ry), array_ops.shape(y))
+    gz = array_ops.reshape(math_ops.reduce_sum(zgrad, rz), array_ops.shape(z))
+    return xgrad, gy, gz
+
+
 @RegisterGradient("SquaredDifference")
 def _squared_difference_grad(op: ops_lib.Operation, grad: Any) -> tuple:
     x, y = op.inputs[0], op.inputs[1]

@@ -372,17 +372,52 @@ def cast(x: Any, dtype: Any, name: str | None = None) -> ops_lib.Tensor:
 
 
 def saturate_cast(value: Any, dtype: Any, name: str | None = None) -> ops_lib.Tensor:
-    """``value`` cast to ``dtype``, clamped first to what ``dtype`` can hold (TF's)."""
+    """``value`` cast to ``dtype``, first clipped (ClipByValue 'clamp') to the largest
+    range both dtypes hold exactly (TF 2.21's limits, nudged inward where rounding to the
+    input dtype would overshoot)."""
     with ops_lib.name_scope(name, "saturate_cast", [value]) as scope:
         value = convert_to_tensor(value, name="value")
         dtype = dtypes_lib.as_dtype(dtype).base_dtype
-        if value.dtype.min < dtype.min:
-            value = maximum(value, convert_to_tensor(dtype.min, dtype=value.dtype,
-                                                     name="min"))
-        if value.dtype.max > dtype.max:
-            value = minimum(value, convert_to_tensor(dtype.max, dtype=value.dtype,
-                                                     name="max"))
+        in_dtype = value.dtype.base_dtype
+        if in_dtype.is_complex:
+            if dtype.is_complex:
+                lo, hi = in_dtype.real_dtype, dtype.real_dtype
+                if lo.min < hi.min or lo.max > hi.max:
+                    value = apply_op(
+                        "ClipByValue", name="clamp", t=value,
+                        clip_value_min=convert_to_tensor(complex(hi.min, hi.min), in_dtype),
+                        clip_value_max=convert_to_tensor(complex(hi.max, hi.max), in_dtype)
+                    ).outputs[0]
+                return cast(value, dtype, name=scope)
+            value = apply_op("Real", input=value, Tout=in_dtype.real_dtype).outputs[0]
+            in_dtype = in_dtype.real_dtype
+        out_dtype = dtype.real_dtype
+        with np.errstate(over="ignore", invalid="ignore"):
+            min_limit, max_limit = _saturate_limits(in_dtype, out_dtype)
+        value = apply_op("ClipByValue", name="clamp", t=value,
+                         clip_value_min=convert_to_tensor(min_limit, dtype=in_dtype),
+                         clip_value_max=convert_to_tensor(max_limit, dtype=in_dtype)
+                         ).outputs[0]
         return cast(value, dtype, name=scope)
+
+
+def _saturate_limits(in_dtype: dtypes_lib.DType, out_dtype: dtypes_lib.DType) -> tuple:
+    """TF's clamp limits: the tighter of the two ranges, in the input dtype, moved one step
+    toward zero where that value exceeds the output range once promoted."""
+    np_dtype = in_dtype.as_numpy_dtype
+    try:
+        promoted_type = np.promote_types(np_dtype, out_dtype.as_numpy_dtype)
+    except TypeError:
+        promoted_type = float
+    min_limit = np_dtype(np.maximum(in_dtype.min, out_dtype.min))
+    promoted = np.array([min_limit, out_dtype.min], dtype=promoted_type)
+    if promoted[0] < promoted[1]:
+        min_limit = np.nextafter(min_limit, np_dtype(0), dtype=np_dtype)
+    max_limit = np_dtype(np.minimum(float(in_dtype.max), float(out_dtype.max)))
+    promoted = np.array([max_limit, out_dtype.max], dtype=promoted_type)
+    if promoted[0] > promoted[1]:
+        max_limit = np.nextafter(max_limit, np_dtype(0), dtype=np_dtype)
+    return min_limit, max_limit
 
 
 def to_float(x: Any, name: str = "ToFloat") -> ops_lib.Tensor:

@@ -85,6 +85,9 @@ CASES.update({
     "convert_i32_to_u16": lambda t, x, u: t.image.convert_image_dtype(
         t.image.convert_image_dtype(u, t.int32), t.uint16),
     "convert_f32_to_i16": lambda t, x, u: t.image.convert_image_dtype(x, t.int16),
+    "convert_f32_to_i32_saturate": lambda t, x, u: t.image.convert_image_dtype(
+        x * 3 - 1, t.int32, saturate=True),
+    "saturate_cast_f16": lambda t, x, u: t.saturate_cast(x * 1e5 - 2e4, t.float16),
     "per_image_standardization": lambda t, x, u: t.image.per_image_standardization(x),
     "per_image_standardization_u8": lambda t, x, u: t.image.per_image_standardization(u[0]),
     "adjust_brightness": lambda t, x, u: t.image.adjust_brightness(x, 0.2),
@@ -166,7 +169,7 @@ GRAD_CASES = {k for k in CASES if k.startswith(("resize_images_m0", "resize_imag
                                                 "resize_nearest_neighbor_half",
                                                 "resize_bicubic_half"))}
 GRAD_CASES |= {"crop_and_resize", "crop_and_resize_nearest", "rgb_to_hsv", "sobel_edges", "ssim",
-               "mirror_pad_symmetric",
+               "mirror_pad_symmetric", "saturate_cast_f16",
                "per_image_standardization", "total_variation"}
 
 
