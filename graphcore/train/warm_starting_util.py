@@ -13,6 +13,7 @@ from typing import Any
 
 from graphcore.framework import dtypes as dtypes_lib
 from graphcore.framework import ops as ops_lib
+from graphcore.ops import variable_scope
 from graphcore.train import checkpoint_utils
 
 __all__ = ["VocabInfo", "warm_start"]
@@ -38,14 +39,14 @@ class VocabInfo(collections.namedtuple("VocabInfo", [
                                old_vocab_size, backup_initializer, axis)
 
 
-def _load_and_remap_matrix(ckpt_path: str, old_tensor_name: str, num_rows_to_load: int,
-                           new_col_vocab_size: int, initializer: Any,
+def _load_and_remap_matrix(ckpt_path: str, old_tensor_name: str, new_row_vocab_offset: int,
+                           num_rows_to_load: int, new_col_vocab_size: int, initializer: Any,
                            old_row_vocab_size: int = -1, old_row_vocab_file: Any = None,
                            new_row_vocab_file: Any = None, old_col_vocab_file: Any = None,
                            new_col_vocab_file: Any = None, num_row_oov_buckets: int = 0,
                            num_col_oov_buckets: int = 0) -> Any:
-    """The remapped [rows + row OOV, cols + col OOV] matrix (TF's
-    ``checkpoint_ops._load_and_remap_matrix`` for an unpartitioned variable)."""
+    """The remapped [rows + row OOV, cols + col OOV] matrix of the new vocabulary's rows
+    from ``new_row_vocab_offset`` on (TF's ``checkpoint_ops._load_and_remap_matrix``)."""
     from graphcore.framework.tensor_conversion import convert_to_tensor
     from graphcore.ops import array_ops, checkpoint_ops, math_ops
 
@@ -61,10 +62,12 @@ def _load_and_remap_matrix(ckpt_path: str, old_tensor_name: str, num_rows_to_loa
     if new_row_vocab_file:
         row_remapping, num_rows_present = checkpoint_ops.generate_vocab_remapping(
             new_vocab_file=new_row_vocab_file, old_vocab_file=old_row_vocab_file,
-            new_vocab_offset=0, num_new_vocab=num_rows_to_load,
+            new_vocab_offset=new_row_vocab_offset, num_new_vocab=num_rows_to_load,
             old_vocab_size=old_row_vocab_size)
     else:
-        row_remapping = math_ops.range(0, num_rows_to_load, dtype=dtypes_lib.int64)
+        row_remapping = math_ops.range(new_row_vocab_offset,
+                                       num_rows_to_load + new_row_vocab_offset,
+                                       dtype=dtypes_lib.int64)
     col_remapping: Any = []
     num_cols_present = new_col_vocab_size
     if new_col_vocab_file:
@@ -92,44 +95,67 @@ def _warm_start_var_with_vocab(var: Any, current_vocab_path: str, current_vocab_
                                previous_vocab_size: int = -1, current_oov_buckets: int = 0,
                                prev_tensor_name: str | None = None, initializer: Any = None,
                                axis: int = 0) -> None:
-    from graphcore.ops import init_ops, state_ops
+    """Replaces the initializers of ``var`` (a variable, or the shards of a partitioned
+    one, each remapping its own rows) by the checkpointed matrix remapped to the new
+    vocabulary."""
+    from graphcore.ops import init_ops
 
     if not (current_vocab_path and current_vocab_size and prev_ckpt and prev_vocab_path):
         raise ValueError("Invalid args: Must provide all of [current_vocab_path, "
                          "current_vocab_size, prev_ckpt, prev_vocab_path}.")
     if initializer is None:
         initializer = init_ops.zeros_initializer()
-    prev_tensor_name = prev_tensor_name or _var_name(var)
-    v_shape = var.get_shape().as_list()
-    if len(v_shape) != 2:
-        raise ValueError(f"Expected 2-dim shape, but received: {v_shape}")
-    if axis == 0:
-        rows, cols = current_vocab_size, v_shape[1]
-        files = dict(old_row_vocab_size=previous_vocab_size,
-                     old_row_vocab_file=prev_vocab_path, new_row_vocab_file=current_vocab_path,
-                     num_row_oov_buckets=current_oov_buckets)
-        col_oov = 0
-    else:
-        rows, cols = v_shape[0], current_vocab_size
-        files = dict(old_col_vocab_file=prev_vocab_path, new_col_vocab_file=current_vocab_path,
-                     num_col_oov_buckets=current_oov_buckets)
-        col_oov = current_oov_buckets
-    if v_shape[1] != cols + col_oov:
-        raise ValueError(f"Expected 2nd dim of shape to be new_col_vocab_size ({cols}) + "
-                         f"num_col_oov_buckets ({col_oov}) = {cols + col_oov}, but received "
-                         f"shape: {v_shape}")
-    row_oov = files.get("num_row_oov_buckets", 0)
-    if v_shape[0] > rows + row_oov:
-        raise ValueError(f"Trying to initialize {v_shape[0]} additional rows after 0 rows "
-                         "have already been initialized, which would exceed expected total "
-                         f"row count of new_row_vocab_size ({rows}) + num_row_oov_buckets "
-                         f"({row_oov}) = {rows + row_oov}.")
-    files["num_row_oov_buckets"] = min(v_shape[0], max(0, v_shape[0] - rows))
-    new_init_val = _load_and_remap_matrix(
-        checkpoint_utils._checkpoint_filename(prev_ckpt), prev_tensor_name,
-        num_rows_to_load=v_shape[0] - files["num_row_oov_buckets"], new_col_vocab_size=cols,
-        initializer=initializer, **files)
-    init_op = state_ops.assign(var, new_init_val)
+    shards = list(var) if isinstance(var, (list, tuple)) else [var]
+    prev_tensor_name = prev_tensor_name or _var_name(shards[0])
+    total_rows = sum(v.get_shape().as_list()[0] for v in shards)
+    for v in shards:
+        v_shape = v.get_shape().as_list()
+        if len(v_shape) != 2:
+            raise ValueError(f"Expected 2-dim shape, but received: {v_shape}")
+        slice_info = v._get_save_slice_info()
+        offset = 0
+        if slice_info is not None:
+            offset = variable_scope._PartitionInfo(
+                full_shape=slice_info.full_shape,
+                var_offset=slice_info.var_offset).single_offset(v_shape)
+        if axis == 0:
+            rows, cols = current_vocab_size, v_shape[1]
+            files = dict(old_row_vocab_size=previous_vocab_size,
+                         old_row_vocab_file=prev_vocab_path,
+                         new_row_vocab_file=current_vocab_path)
+            row_oov, col_oov = current_oov_buckets, 0
+        else:  # only rows may be partitioned: the columns are the new vocabulary
+            rows, cols = total_rows, current_vocab_size
+            files = dict(old_col_vocab_file=prev_vocab_path,
+                         new_col_vocab_file=current_vocab_path,
+                         num_col_oov_buckets=current_oov_buckets)
+            row_oov, col_oov = 0, current_oov_buckets
+        if v_shape[1] != cols + col_oov:
+            raise ValueError(f"Expected 2nd dim of shape to be new_col_vocab_size ({cols}) + "
+                             f"num_col_oov_buckets ({col_oov}) = {cols + col_oov}, but "
+                             f"received shape: {v_shape}")
+        if offset + v_shape[0] > rows + row_oov:
+            raise ValueError(f"Trying to initialize {v_shape[0]} additional rows after "
+                             f"{offset} rows have already been initialized, which would "
+                             "exceed expected total row count of new_row_vocab_size "
+                             f"({rows}) + num_row_oov_buckets ({row_oov}) = "
+                             f"{rows + row_oov}.")
+        oov_rows = min(v_shape[0], max(0, offset + v_shape[0] - rows))
+        if offset > rows:  # a shard of OOV buckets only
+            new_init_val = initializer(v_shape)
+        else:
+            new_init_val = _load_and_remap_matrix(
+                checkpoint_utils._checkpoint_filename(prev_ckpt), prev_tensor_name,
+                new_row_vocab_offset=offset, num_rows_to_load=v_shape[0] - oov_rows,
+                new_col_vocab_size=cols, initializer=initializer,
+                num_row_oov_buckets=oov_rows, **files)
+        _assign_initializer(v, new_init_val)
+
+
+def _assign_initializer(var: Any, value: Any) -> None:
+    from graphcore.ops import state_ops
+
+    init_op = state_ops.assign(var, value)
     var._initializer_op = getattr(init_op, "op", init_op)
 
 
@@ -187,10 +213,8 @@ def warm_start(ckpt_to_initialize_from: Any, vars_to_warm_start: Any = ".*",
             vocab_info_used.add(var_name)
             _log.debug("Warm-starting variable: %s; current_vocab: %s prev_vocab: %s",
                        var_name, vocab_info.new_vocab, vocab_info.old_vocab)
-            if len(variable) != 1:
-                raise TypeError(f"`var` = {variable} passed as arg violates the constraints.")
             _warm_start_var_with_vocab(
-                variable[0], current_vocab_path=vocab_info.new_vocab,
+                variable, current_vocab_path=vocab_info.new_vocab,
                 current_vocab_size=vocab_info.new_vocab_size,
                 prev_ckpt=ckpt_to_initialize_from, prev_vocab_path=vocab_info.old_vocab,
                 previous_vocab_size=vocab_info.old_vocab_size,

@@ -89,6 +89,13 @@ VOCAB_CASES = {
     "rows_old_size": dict(shape=[4, 3], info=dict(new_vocab_size=4, num_oov_buckets=0,
                                                   old_vocab_size=2)),
     "cols": dict(shape=[3, 5], info=dict(new_vocab_size=4, num_oov_buckets=1, axis=1)),
+    # Partitioned variables: each shard remaps its own rows (the last ones OOV buckets).
+    "rows_3_shards": dict(shape=[5, 3], shards=3,
+                          info=dict(new_vocab_size=4, num_oov_buckets=1)),
+    "rows_6_shards": dict(shape=[6, 3], shards=6,
+                          info=dict(new_vocab_size=4, num_oov_buckets=2)),
+    "cols_2_shards": dict(shape=[3, 5], shards=2,
+                          info=dict(new_vocab_size=4, num_oov_buckets=1, axis=1)),
 }
 
 
@@ -109,14 +116,17 @@ def test_warm_start_with_vocab_matches_tf(tmp_path, case):
     results = []
     for lib in (gc, tf1):
         with lib.Graph().as_default():
-            m = lib.get_variable("m", spec["shape"], initializer=lib.zeros_initializer())
+            partitioner = lib.fixed_size_partitioner(spec["shards"]) if "shards" in spec \
+                else None
+            m = lib.get_variable("m", spec["shape"], initializer=lib.zeros_initializer(),
+                                 partitioner=partitioner)
             info = lib.train.VocabInfo(str(tmp_path / "new"), old_vocab=str(tmp_path / "old"),
                                        backup_initializer=lib.ones_initializer(),
                                        **spec["info"])
             lib.train.warm_start(path, ["m"], var_name_to_vocab_info={"m": info})
             with lib.Session() as sess:
                 sess.run(lib.global_variables_initializer())
-                results.append(sess.run(m))
+                results.append(sess.run(lib.convert_to_tensor(m)))
     np.testing.assert_array_equal(results[0], results[1])
 
 
