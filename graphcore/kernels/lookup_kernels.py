@@ -329,40 +329,23 @@ def _find(ctx: KernelContext):
     return lambda table, keys, default: (table.find(keys, default),)
 
 
-@register_kernel("LookupTableImportV2")
-def _import(ctx: KernelContext):
-    def compute(table, keys, values):
-        table.import_values(keys, values)
-        return ()
+def _table_update(method: str):
+    """A kernel calling ``table.<method>(*inputs)``, with no outputs."""
 
-    return compute
+    def factory(ctx: KernelContext):
+        def compute(table, *inputs):
+            getattr(table, method)(*inputs)
+            return ()
 
+        return compute
 
-@register_kernel("InitializeTableV2")
-def _initialize(ctx: KernelContext):
-    def compute(table, keys, values):
-        table.initialize(keys, values)
-        return ()
-
-    return compute
+    return factory
 
 
-@register_kernel("LookupTableInsertV2")
-def _insert(ctx: KernelContext):
-    def compute(table, keys, values):
-        table.insert(keys, values)
-        return ()
-
-    return compute
-
-
-@register_kernel("LookupTableRemoveV2")
-def _remove(ctx: KernelContext):
-    def compute(table, keys):
-        table.remove(keys)
-        return ()
-
-    return compute
+register_kernel("LookupTableImportV2")(_table_update("import_values"))
+register_kernel("InitializeTableV2")(_table_update("initialize"))
+register_kernel("LookupTableInsertV2")(_table_update("insert"))
+register_kernel("LookupTableRemoveV2")(_table_update("remove"))
 
 
 @register_kernel("LookupTableExportV2")

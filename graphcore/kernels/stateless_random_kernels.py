@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from graphcore.framework import errors
-from graphcore.kernels.random_distribution_kernels import _stateless_rng
+from graphcore.kernels.random_distribution_kernels import _stateless_rng, _truncated
 from graphcore.kernels.random_kernels import shape_of
 from graphcore.kernels.registry import KernelContext, register_kernel
 
@@ -108,15 +108,6 @@ def _gamma(ctx: KernelContext):
         return (_key_counter_rng(key, counter, alg).standard_gamma(alpha).astype(out),)
 
     return compute
-
-
-def _truncated(rng: np.random.Generator, dims: tuple) -> np.ndarray:
-    values = rng.standard_normal(dims)
-    bad = np.abs(values) > 2
-    while bad.any():
-        values[bad] = rng.standard_normal(int(bad.sum()))
-        bad = np.abs(values) > 2
-    return values
 
 
 _FLOAT_DRAWS = {

@@ -139,8 +139,8 @@ def _split_keys(keys: Any) -> tuple:
     return keys, lambda v: v
 
 
-class TableInitializerBase:
-    """Base of the table initializers: the key and value dtypes and ``initialize``."""
+class _KeyValueTypes:
+    """The key and value dtypes of a table or a table initializer."""
 
     def __init__(self, key_dtype: Any, value_dtype: Any):
         self._key_dtype = dtypes_lib.as_dtype(key_dtype)
@@ -153,6 +153,10 @@ class TableInitializerBase:
     @property
     def value_dtype(self) -> dtypes_lib.DType:
         return self._value_dtype
+
+
+class TableInitializerBase(_KeyValueTypes):
+    """Base of the table initializers: the key and value dtypes and ``initialize``."""
 
     def initialize(self, table: Any) -> ops_lib.Operation:
         raise NotImplementedError
@@ -251,20 +255,8 @@ class TextFileInitializer(TableInitializerBase):
         return "hash_table_" + "_".join(str(p) for p in parts)
 
 
-class LookupInterface:
+class LookupInterface(_KeyValueTypes):
     """What every table has: key and value dtypes, a name, ``size`` and ``lookup``."""
-
-    def __init__(self, key_dtype: Any, value_dtype: Any):
-        self._key_dtype = dtypes_lib.as_dtype(key_dtype)
-        self._value_dtype = dtypes_lib.as_dtype(value_dtype)
-
-    @property
-    def key_dtype(self) -> dtypes_lib.DType:
-        return self._key_dtype
-
-    @property
-    def value_dtype(self) -> dtypes_lib.DType:
-        return self._value_dtype
 
     @property
     def name(self) -> str | None:
