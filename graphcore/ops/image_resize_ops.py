@@ -243,6 +243,12 @@ def resize_image_with_pad(image: Any, target_height: Any, target_width: Any,
         p_width = max_(0, math_ops.cast(math_ops.floor(padding_width), dtypes_lib.int32))
         resized = resize_images(image, [resized_height, resized_width], method,
                                 align_corners=align_corners)
+        if not any(is_tensor(v) for v in (height, width, target_height, target_width)):
+            # TF folds the resized size while building; worked out here in float32 alike.
+            f = np.float32
+            ratio = max(f(width) / f(target_width), f(height) / f(target_height))
+            resized.set_shape([None, int(np.floor(f(height) / ratio)),
+                               int(np.floor(f(width) / ratio)), None])
         padded = pad_to_bounding_box(resized, p_height, p_width, target_height, target_width)
         if padded.shape.ndims is None:
             raise ValueError("padded contains no shape.")

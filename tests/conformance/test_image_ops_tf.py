@@ -333,3 +333,47 @@ def test_sample_distorted_bounding_box_is_a_valid_crop():
         inter = (max(0, min(b[0] + s[0], 20) - max(b[0], 4)) *
                  max(0, min(b[1] + s[1], 36) - max(b[1], 12)))
         assert inter / (16 * 24) >= 0.3
+
+
+GRAPHS = {
+    "flip": lambda t, x: t.image.flip_left_right(x),
+    "crop": lambda t, x: t.image.crop_to_bounding_box(x, 1, 1, 2, 2),
+    "pad": lambda t, x: t.image.pad_to_bounding_box(x, 1, 1, 9, 9),
+    "central_crop": lambda t, x: t.image.central_crop(x, 0.5),
+    "resize_with_crop_or_pad": lambda t, x: t.image.resize_with_crop_or_pad(x, 3, 9),
+    "resize_image_with_pad": lambda t, x: t.image.resize_image_with_pad(x[0], 4, 12, 1),
+    "resize_preserve_aspect": lambda t, x: t.image.resize_images(x, [8, 8],
+                                                                 preserve_aspect_ratio=True),
+    "convert_saturate": lambda t, x: t.image.convert_image_dtype(x, t.uint8, saturate=True),
+    "adjust": lambda t, x: [t.image.adjust_brightness(x, 0.1), t.image.adjust_contrast(x, 0.5),
+                            t.image.adjust_gamma(x, 0.5), t.image.adjust_hue(x, 0.1),
+                            t.image.adjust_saturation(x, 0.1)],
+    "colour": lambda t, x: [t.image.rgb_to_grayscale(x), t.image.grayscale_to_rgb(x[..., :1]),
+                            t.image.rgb_to_yiq(x)],
+    "metrics": lambda t, x: [t.image.per_image_standardization(x), t.image.psnr(x, x, 1.0),
+                             t.image.total_variation(x), t.image.image_gradients(x)[0],
+                             t.image.sobel_edges(x)],
+    "boxes": lambda t, x: [
+        t.image.crop_and_resize(x, [[0, 0, 1, 1.]], [0], [2, 2]),
+        t.image.non_max_suppression([[0, 0, 1, 1.]], [1.], 1),
+        t.image.non_max_suppression_with_scores([[0, 0, 1, 1.]], [1.], 1)[0],
+        t.image.combined_non_max_suppression(np.zeros((1, 2, 1, 4), np.float32),
+                                             np.zeros((1, 2, 3), np.float32), 2, 3)[0],
+        t.image.draw_bounding_boxes(x, [[[0, 0, 1, 1.]]] * 2),
+        t.image.sample_distorted_bounding_box([5, 6, 3], [[[0, 0, 1, 1.]]])[0]],
+    "codecs": lambda t, x: [t.image.decode_image(b"", dtype=t.float32),
+                            t.image.adjust_jpeg_quality(x[0], 50), t.image.is_jpeg(b"abc")],
+    "random": lambda t, x: [t.image.random_brightness(x, 0.1),
+                            t.image.random_flip_left_right(x)],
+    "summaries": lambda t, x: [t.summary.image("im", x), t.summary.audio("au", x[0, 0], 100)],
+}
+
+
+@pytest.mark.parametrize("case", sorted(GRAPHS))
+def test_graphdef_nodes_match_tf(case):
+    def nodes(lib):
+        with lib.Graph().as_default() as graph:
+            GRAPHS[case](lib, lib.placeholder(lib.float32, [2, 5, 6, 3], name="x"))
+            return sorted((n.name, n.op) for n in graph.as_graph_def().node)
+
+    assert nodes(tf) == nodes(tf1)
