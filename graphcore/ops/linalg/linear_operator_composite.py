@@ -64,27 +64,74 @@ def _implied(hint: Any, implied: bool, message: str) -> Any:
     return hint
 
 
-class LinearOperatorComposition(LinearOperator):
+def _product_of_determinants(operators: list) -> _T:
+    return functools.reduce(math_ops.multiply, [op.determinant() for op in operators])
+
+
+def _sum_of_log_abs_determinants(operators: list) -> _T:
+    return functools.reduce(math_ops.add, [op.log_abs_determinant() for op in operators])
+
+
+def _reduce_dimension_tensors(operators: list, combine: Any) -> _T:
+    """The batch shape of ``operators`` then ``combine`` over their range and domain sizes."""
+    rows = functools.reduce(combine, [op.range_dimension_tensor() for op in operators])
+    cols = functools.reduce(combine, [op.domain_dimension_tensor() for op in operators])
+    return array_ops.concat([_batch_shape_tensor(operators), [rows, cols]], 0)
+
+
+class _OperatorList(LinearOperator):
+    """An operator made of a flat list of operators of one dtype; the hints every operator
+    has imply the combination's (TF raises when the caller's hint says otherwise)."""
+
+    def _init_operators(self, operators: Any, hints: dict, name: str | None, joiner: str,
+                        implied: dict) -> None:
+        parameters = dict(operators=operators, **hints, name=name)
+        self._operators = _check_operators(operators)
+        for attr, message in implied.items():
+            hints[attr] = _implied(hints[attr], _all(self._operators, attr), message)
+        LinearOperator.__init__(self, self._operators[0].dtype, None,
+                                hints["is_non_singular"], hints["is_self_adjoint"],
+                                hints["is_positive_definite"], hints["is_square"],
+                                name or joiner.join(op.name for op in self._operators),
+                                parameters)
+
+    @property
+    def operators(self) -> list:
+        return self._operators
+
+
+class _FactorwiseOperator(_OperatorList):
+    """A combination (Kronecker, direct sum) whose inverse and Cholesky factor are the same
+    combination of its operators' own."""
+
+    def _rebuilt(self, method: str, is_square: Any) -> LinearOperator:
+        """The same combination of each operator's ``method()``, with this one's hints."""
+        return type(self)([getattr(op, method)() for op in self._operators],
+                          is_non_singular=self.is_non_singular,
+                          is_self_adjoint=self.is_self_adjoint,
+                          is_positive_definite=self.is_positive_definite, is_square=is_square)
+
+    def _linop_inverse(self):
+        return self._rebuilt("inverse", True)
+
+    def _linop_cholesky(self):
+        return type(self)([op.cholesky() for op in self._operators], is_non_singular=True,
+                          is_square=True)
+
+
+class LinearOperatorComposition(_OperatorList):
     """``operators[0] @ operators[1] @ ...`` without forming the product."""
 
     def __init__(self, operators: Any, is_non_singular: Any = None, is_self_adjoint: Any = None,
                  is_positive_definite: Any = None, is_square: Any = None,
                  name: str | None = None):
-        parameters = dict(operators=operators, is_non_singular=is_non_singular,
-                          is_self_adjoint=is_self_adjoint,
-                          is_positive_definite=is_positive_definite, is_square=is_square,
-                          name=name)
-        self._operators = _check_operators(operators)
-        is_non_singular = _implied(
-            is_non_singular, _all(self._operators, "is_non_singular"),
-            "The composition of non-singular operators is always non-singular.")
-        name = name or "_o_".join(op.name for op in self._operators)
-        super().__init__(self._operators[0].dtype, None, is_non_singular, is_self_adjoint,
-                         is_positive_definite, is_square, name, parameters)
-
-    @property
-    def operators(self) -> list:
-        return self._operators
+        self._init_operators(operators, dict(is_non_singular=is_non_singular,
+                                             is_self_adjoint=is_self_adjoint,
+                                             is_positive_definite=is_positive_definite,
+                                             is_square=is_square),
+                             name, "_o_", {
+                                 "is_non_singular": "The composition of non-singular "
+                                                    "operators is always non-singular."})
 
     def _shape(self):
         return _batch_shape(self._operators).concatenate(
@@ -103,11 +150,10 @@ class LinearOperatorComposition(LinearOperator):
         return result
 
     def _determinant(self):
-        return functools.reduce(math_ops.multiply, [op.determinant() for op in self._operators])
+        return _product_of_determinants(self._operators)
 
     def _log_abs_determinant(self):
-        return functools.reduce(math_ops.add,
-                                [op.log_abs_determinant() for op in self._operators])
+        return _sum_of_log_abs_determinants(self._operators)
 
     def _solve(self, rhs, adjoint=False, adjoint_arg=False):
         ops = self._operators[::-1] if adjoint else self._operators
@@ -137,34 +183,24 @@ def _kron_vector(a: _T, b: _T) -> _T:
     return array_ops.reshape(outer, array_ops.concat([array_ops.shape(outer)[:-2], [-1]], 0))
 
 
-class LinearOperatorKronecker(LinearOperator):
+class LinearOperatorKronecker(_FactorwiseOperator):
     """The Kronecker product ``operators[0] (x) operators[1] (x) ...``."""
 
     def __init__(self, operators: Any, is_non_singular: Any = None, is_self_adjoint: Any = None,
                  is_positive_definite: Any = None, is_square: Any = None,
                  name: str | None = None):
-        parameters = dict(operators=operators, is_non_singular=is_non_singular,
-                          is_self_adjoint=is_self_adjoint,
-                          is_positive_definite=is_positive_definite, is_square=is_square,
-                          name=name)
-        self._operators = _check_operators(operators)
-        is_non_singular = _implied(
-            is_non_singular, _all(self._operators, "is_non_singular"),
-            "The Kronecker product of non-singular operators is always non-singular.")
-        is_self_adjoint = _implied(
-            is_self_adjoint, _all(self._operators, "is_self_adjoint"),
-            "The Kronecker product of self-adjoint operators is always self-adjoint.")
-        is_positive_definite = _implied(
-            is_positive_definite, _all(self._operators, "is_positive_definite"),
-            "The Kronecker product of positive-definite operators is always "
-            "positive-definite.")
-        name = name or "_x_".join(op.name for op in self._operators)
-        super().__init__(self._operators[0].dtype, None, is_non_singular, is_self_adjoint,
-                         is_positive_definite, is_square, name, parameters)
-
-    @property
-    def operators(self) -> list:
-        return self._operators
+        self._init_operators(operators, dict(is_non_singular=is_non_singular,
+                                             is_self_adjoint=is_self_adjoint,
+                                             is_positive_definite=is_positive_definite,
+                                             is_square=is_square),
+                             name, "_x_", {
+                                 "is_non_singular": "The Kronecker product of non-singular "
+                                                    "operators is always non-singular.",
+                                 "is_self_adjoint": "The Kronecker product of self-adjoint "
+                                                    "operators is always self-adjoint.",
+                                 "is_positive_definite": "The Kronecker product of "
+                                                         "positive-definite operators is "
+                                                         "always positive-definite."})
 
     def _dims(self, attr: str) -> int | None:
         dims = [getattr(op, attr) for op in self._operators]
@@ -175,11 +211,7 @@ class LinearOperatorKronecker(LinearOperator):
             [self._dims("range_dimension"), self._dims("domain_dimension")])
 
     def _shape_tensor(self):
-        rows = functools.reduce(math_ops.multiply,
-                                [op.range_dimension_tensor() for op in self._operators])
-        cols = functools.reduce(math_ops.multiply,
-                                [op.domain_dimension_tensor() for op in self._operators])
-        return array_ops.concat([_batch_shape_tensor(self._operators), [rows, cols]], 0)
+        return _reduce_dimension_tensors(self._operators, math_ops.multiply)
 
     def _to_dense(self):
         return functools.reduce(_kron_dense, [op.to_dense() for op in self._operators])
@@ -218,23 +250,8 @@ class LinearOperatorKronecker(LinearOperator):
     def _eigvals(self):
         return functools.reduce(_kron_vector, [op.eigvals() for op in self._operators])
 
-    def _linop_inverse(self):
-        return LinearOperatorKronecker([op.inverse() for op in self._operators],
-                                       is_non_singular=self.is_non_singular,
-                                       is_self_adjoint=self.is_self_adjoint,
-                                       is_positive_definite=self.is_positive_definite,
-                                       is_square=True)
-
-    def _linop_cholesky(self):
-        return LinearOperatorKronecker([op.cholesky() for op in self._operators],
-                                       is_non_singular=True, is_square=True)
-
     def _linop_adjoint(self):
-        return LinearOperatorKronecker([op.adjoint() for op in self._operators],
-                                       is_non_singular=self.is_non_singular,
-                                       is_self_adjoint=self.is_self_adjoint,
-                                       is_positive_definite=self.is_positive_definite,
-                                       is_square=self.is_square)
+        return self._rebuilt("adjoint", self.is_square)
 
 
 def _split_rows(x: _T, sizes: list, axis: int) -> list:
@@ -266,33 +283,31 @@ def _dense_blocks(rows: list, shape_of: Any, dtype: Any) -> _T:
     return array_ops.concat(out_rows, -2)
 
 
-class LinearOperatorBlockDiag(LinearOperator):
+def _concat_diag_parts(operators: list, batch: _T, dtype: Any) -> _T:
+    """The diagonal blocks' diagonals, each broadcast to the full ``batch``, end to end."""
+    return array_ops.concat([
+        op.diag_part() + array_ops.zeros(array_ops.concat([batch, [1]], 0), dtype)
+        for op in operators], -1)
+
+
+class LinearOperatorBlockDiag(_FactorwiseOperator):
     """The block-diagonal operator with the square ``operators`` on its diagonal."""
 
     def __init__(self, operators: Any, is_non_singular: Any = None, is_self_adjoint: Any = None,
                  is_positive_definite: Any = None, is_square: Any = True,
                  name: str | None = None):
-        parameters = dict(operators=operators, is_non_singular=is_non_singular,
-                          is_self_adjoint=is_self_adjoint,
-                          is_positive_definite=is_positive_definite, is_square=is_square,
-                          name=name)
-        self._operators = _check_operators(operators)
-        is_non_singular = _implied(
-            is_non_singular, _all(self._operators, "is_non_singular"),
-            "The direct sum of non-singular operators is always non-singular.")
-        is_self_adjoint = _implied(
-            is_self_adjoint, _all(self._operators, "is_self_adjoint"),
-            "The direct sum of self-adjoint operators is always self-adjoint.")
-        is_positive_definite = _implied(
-            is_positive_definite, _all(self._operators, "is_positive_definite"),
-            "The direct sum of positive definite operators is always positive definite.")
-        name = name or "_ds_".join(op.name for op in self._operators)
-        super().__init__(self._operators[0].dtype, None, is_non_singular, is_self_adjoint,
-                         is_positive_definite, is_square, name, parameters)
-
-    @property
-    def operators(self) -> list:
-        return self._operators
+        self._init_operators(operators, dict(is_non_singular=is_non_singular,
+                                             is_self_adjoint=is_self_adjoint,
+                                             is_positive_definite=is_positive_definite,
+                                             is_square=is_square),
+                             name, "_ds_", {
+                                 "is_non_singular": "The direct sum of non-singular "
+                                                    "operators is always non-singular.",
+                                 "is_self_adjoint": "The direct sum of self-adjoint "
+                                                    "operators is always self-adjoint.",
+                                 "is_positive_definite": "The direct sum of positive definite "
+                                                         "operators is always positive "
+                                                         "definite."})
 
     def _sum(self, attr: str) -> int | None:
         dims = [getattr(op, attr) for op in self._operators]
@@ -303,11 +318,7 @@ class LinearOperatorBlockDiag(LinearOperator):
             [self._sum("range_dimension"), self._sum("domain_dimension")])
 
     def _shape_tensor(self):
-        rows = functools.reduce(math_ops.add,
-                                [op.range_dimension_tensor() for op in self._operators])
-        cols = functools.reduce(math_ops.add,
-                                [op.domain_dimension_tensor() for op in self._operators])
-        return array_ops.concat([_batch_shape_tensor(self._operators), [rows, cols]], 0)
+        return _reduce_dimension_tensors(self._operators, math_ops.add)
 
     def _matmul(self, x, adjoint=False, adjoint_arg=False):
         x = adjoint_if(x, adjoint_arg)
@@ -336,11 +347,10 @@ class LinearOperatorBlockDiag(LinearOperator):
                                  for op, p in zip(self._operators, parts)], -1)
 
     def _determinant(self):
-        return functools.reduce(math_ops.multiply, [op.determinant() for op in self._operators])
+        return _product_of_determinants(self._operators)
 
     def _log_abs_determinant(self):
-        return functools.reduce(math_ops.add,
-                                [op.log_abs_determinant() for op in self._operators])
+        return _sum_of_log_abs_determinants(self._operators)
 
     def _block_shapes(self) -> dict:
         return {"batch": self.batch_shape_tensor(),
@@ -354,10 +364,7 @@ class LinearOperatorBlockDiag(LinearOperator):
         return _dense_blocks(rows, self._block_shapes(), self.dtype)
 
     def _diag_part(self):
-        batch = self.batch_shape_tensor()
-        return array_ops.concat([
-            op.diag_part() + array_ops.zeros(array_ops.concat([batch, [1]], 0), self.dtype)
-            for op in self._operators], -1)
+        return _concat_diag_parts(self._operators, self.batch_shape_tensor(), self.dtype)
 
     def _trace(self):
         return functools.reduce(math_ops.add, [op.trace() for op in self._operators])
@@ -365,23 +372,8 @@ class LinearOperatorBlockDiag(LinearOperator):
     def _eigvals(self):
         return array_ops.concat([op.eigvals() for op in self._operators], -1)
 
-    def _linop_inverse(self):
-        return LinearOperatorBlockDiag([op.inverse() for op in self._operators],
-                                       is_non_singular=self.is_non_singular,
-                                       is_self_adjoint=self.is_self_adjoint,
-                                       is_positive_definite=self.is_positive_definite,
-                                       is_square=True)
-
-    def _linop_cholesky(self):
-        return LinearOperatorBlockDiag([op.cholesky() for op in self._operators],
-                                       is_non_singular=True, is_square=True)
-
     def _linop_adjoint(self):
-        return LinearOperatorBlockDiag([op.adjoint() for op in self._operators],
-                                       is_non_singular=self.is_non_singular,
-                                       is_self_adjoint=self.is_self_adjoint,
-                                       is_positive_definite=self.is_positive_definite,
-                                       is_square=True)
+        return self._rebuilt("adjoint", True)
 
 
 class LinearOperatorBlockLowerTriangular(LinearOperator):
@@ -464,11 +456,10 @@ class LinearOperatorBlockLowerTriangular(LinearOperator):
         return array_ops.concat(solution, -2)
 
     def _determinant(self):
-        return functools.reduce(math_ops.multiply, [op.determinant() for op in self._diagonal()])
+        return _product_of_determinants(self._diagonal())
 
     def _log_abs_determinant(self):
-        return functools.reduce(math_ops.add,
-                                [op.log_abs_determinant() for op in self._diagonal()])
+        return _sum_of_log_abs_determinants(self._diagonal())
 
     def _to_dense(self):
         sizes = self._sizes()
@@ -479,10 +470,7 @@ class LinearOperatorBlockLowerTriangular(LinearOperator):
                                     "cols": sizes}, self.dtype)
 
     def _diag_part(self):
-        batch = self.batch_shape_tensor()
-        return array_ops.concat([
-            op.diag_part() + array_ops.zeros(array_ops.concat([batch, [1]], 0), self.dtype)
-            for op in self._diagonal()], -1)
+        return _concat_diag_parts(self._diagonal(), self.batch_shape_tensor(), self.dtype)
 
     def _trace(self):
         return functools.reduce(math_ops.add, [op.trace() for op in self._diagonal()])
