@@ -27,7 +27,10 @@ _MAKE_ATTRS = ("dtype: numbertype", "shape: shape", "container: string = ''",
                "shared_name: string = ''", "reduction_type: {'MEAN', 'SUM'} = 'MEAN'")
 
 
-def _register(op_type: str, inputs: tuple, outputs: tuple, attrs: tuple, shape_fn: Any) -> None:
+def _register(op_type: str, inputs: tuple, outputs: tuple, attrs: tuple, shape_fn: Any,
+              stateful: bool = True) -> None:
+    """Registers an accumulator op; TF marks the ref-handle sparse apply/take ops (as the
+    dense ref ones) not stateful: their Ref(string) input orders them."""
     b = op_registry.register_op(op_type)
     for spec in inputs:
         b.input(spec)
@@ -35,7 +38,7 @@ def _register(op_type: str, inputs: tuple, outputs: tuple, attrs: tuple, shape_f
         b.output(spec)
     for spec in attrs:
         b.attr(spec)
-    b.stateful().shape_fn(shape_fn)
+    (b.stateful() if stateful else b).shape_fn(shape_fn)
 
 
 # TF's shape function gives the resource handle the ref handle's [2] too.
@@ -58,11 +61,12 @@ _register("ResourceAccumulatorTakeGradient", ("handle: resource", "num_required:
 _register("SparseAccumulatorApplyGradient",
           ("handle: Ref(string)", "local_step: int64", "gradient_indices: int64",
            "gradient_values: dtype", "gradient_shape: int64"), (),
-          ("dtype: numbertype", "has_known_shape: bool"), common_shapes.no_outputs)
+          ("dtype: numbertype", "has_known_shape: bool"), common_shapes.no_outputs,
+          stateful=False)
 _register("SparseAccumulatorTakeGradient", ("handle: Ref(string)", "num_required: int32"),
           ("indices: int64", "values: dtype", "shape: int64"), ("dtype: numbertype",),
           lambda op: [shape_lib.TensorShape([None]), shape_lib.unknown_shape(),
-                      shape_lib.TensorShape([None])])
+                      shape_lib.TensorShape([None])], stateful=False)
 
 
 _SparseTakeGradient = collections.namedtuple("SparseAccumulatorTakeGradient",

@@ -61,7 +61,7 @@ op_registry.register_op("DecodePng").input("contents: string").output("image: dt
     .attr("channels: int = 0").attr("dtype: {uint8, uint16} = DT_UINT8") \
     .shape_fn(_decode_shape)
 op_registry.register_op("DecodeWebP").input("contents: string").output("image: dtype") \
-    .attr("channels: int = 0").attr("dtype: type = DT_UINT8") \
+    .attr("channels: int = 0").attr("dtype: {uint8} = DT_UINT8") \
     .shape_fn(lambda op: (_scalar_contents(op),
                           [_S([None, None, None, op.get_attr("channels") or None])])[1])
 op_registry.register_op("DecodeBmp").input("contents: string").output("image: uint8") \

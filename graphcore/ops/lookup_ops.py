@@ -77,7 +77,7 @@ _reg("LookupTableSizeV2").input("table_handle: resource").output("size: int64").
 _reg("InitializeTableFromTextFileV2").input("table_handle: resource") \
     .input("filename: string").attr("key_index: int >= -2") \
     .attr("value_index: int >= -2").attr("vocab_size: int >= -1 = -1") \
-    .attr("delimiter: string = '\\t'").attr("offset: int = 0").stateful() \
+    .attr("delimiter: string = '\t'").attr("offset: int = 0").stateful() \
     .shape_fn(common_shapes.no_outputs)
 for _op_type in ("HashTableV2", "MutableHashTableV2", "MutableHashTableOfTensorsV2",
                  "MutableDenseHashTableV2",

@@ -120,9 +120,9 @@ def _with_argmax_shape(op: ops_lib.Operation) -> list:
     return [shape, shape]
 
 
-_window_attrs(op_registry.register_op("MaxPoolWithArgmax").input("input: T")
-              .output("output: T").output("argmax: Targmax"), 2) \
-    .attr("Targmax: {int32, int64} = DT_INT64") \
+op_registry.register_op("MaxPoolWithArgmax").input("input: T").output("output: T") \
+    .output("argmax: Targmax").attr("ksize: list(int) >= 4").attr("strides: list(int) >= 4") \
+    .attr("Targmax: {int32, int64} = DT_INT64").attr("padding: {'SAME', 'VALID'}") \
     .attr("include_batch_in_index: bool = false").attr("T: realnumbertype") \
     .shape_fn(_with_argmax_shape)
 _window_attrs(op_registry.register_op("MaxPoolGradWithArgmax").input("input: T")

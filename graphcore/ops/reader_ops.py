@@ -20,9 +20,11 @@ __all__ = ["FixedLengthRecordReader", "IdentityReader", "ReaderBase", "TFRecordR
 _SHARED = ("container: string = ''", "shared_name: string = ''")
 
 
-def _register_reader(op_type: str, *attrs: str) -> None:
+def _register_reader(op_type: str, *attrs: str, after: tuple = ()) -> None:
+    """A reader op with ``attrs``, then container/shared_name, then ``after`` (TF's
+    attr order)."""
     builder = op_registry.register_op(op_type).output("reader_handle: resource")
-    for spec in attrs + _SHARED:
+    for spec in attrs + _SHARED + after:
         builder = builder.attr(spec)
     builder.stateful().shape_fn(common_shapes.scalar_shape)
 
@@ -30,9 +32,10 @@ def _register_reader(op_type: str, *attrs: str) -> None:
 _register_reader("WholeFileReaderV2")
 _register_reader("IdentityReaderV2")
 _register_reader("TextLineReaderV2", "skip_header_lines: int = 0")
-_register_reader("TFRecordReaderV2", "compression_type: string = ''")
+_register_reader("TFRecordReaderV2", after=("compression_type: string = ''",))
 _register_reader("FixedLengthRecordReaderV2", "header_bytes: int = 0", "record_bytes: int",
-                 "footer_bytes: int = 0", "hop_bytes: int = 0", "encoding: string = ''")
+                 "footer_bytes: int = 0", "hop_bytes: int = 0",
+                 after=("encoding: string = ''",))
 
 op_registry.register_op("ReaderReadV2").input("reader_handle: resource") \
     .input("queue_handle: resource").output("key: string").output("value: string") \

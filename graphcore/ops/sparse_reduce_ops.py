@@ -55,10 +55,11 @@ _register("SparseReduceMaxSparse", _SP_IN,
 _register("SparseReduceSumSparse", _SP_IN,
           ["output_indices: int64", "output_values: T", "output_shape: int64"],
           ["keep_dims: bool = false", f"T: {_NUMBER}"], _sparse_out_shape)
-for _op_type in ("SparseSparseMaximum", "SparseSparseMinimum"):
+# TF's Minimum takes every number type, its Maximum the real ones.
+for _op_type, _types in (("SparseSparseMaximum", _REAL), ("SparseSparseMinimum", _NUMBER)):
     _register(_op_type, ["a_indices: int64", "a_values: T", "a_shape: int64",
                          "b_indices: int64", "b_values: T", "b_shape: int64"],
-              ["output_indices: int64", "output_values: T"], [f"T: {_REAL}"], _min_max_shape)
+              ["output_indices: int64", "output_values: T"], [f"T: {_types}"], _min_max_shape)
 
 
 @RegisterGradient("SparseSparseMaximum")
