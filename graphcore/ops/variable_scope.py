@@ -566,8 +566,12 @@ def variable_scope(name_or_scope: Any, default_name: str | None = None, values: 
                 store.scope_counts[var_name] = store.scope_counts.get(var_name, 0) + 1
         new_reuse = reuse if reuse not in (None, False) else (
             base.reuse if isinstance(name_or_scope, VariableScope) else parent.reuse)
-        ctx = graph.name_scope(name_scope_arg) if auxiliary_name_scope else \
-            contextlib.nullcontext(parent.original_name_scope)
+        if not auxiliary_name_scope:
+            ctx = contextlib.nullcontext(parent.original_name_scope)
+        elif name_scope_arg == "":  # TF opens no name scope for variable_scope("")
+            ctx = contextlib.nullcontext("")
+        else:
+            ctx = graph.name_scope(name_scope_arg)
         with ctx as ns:
             scope = VariableScope(
                 new_reuse, name=var_name,

@@ -706,3 +706,17 @@ def test_constant_value_attr_bytes_match_tf(case):
     assert ours.attr["dtype"].type == theirs.attr["dtype"].type
     assert _node_bytes(ours) == _node_bytes(
         node_def_pb2.NodeDef.FromString(theirs.SerializeToString()))
+
+
+def test_empty_variable_scope_opens_no_name_scope_as_tf():
+    def names(lib):
+        with lib.Graph().as_default():
+            with lib.variable_scope("scope"):
+                with lib.variable_scope("") as inner:
+                    v = lib.get_variable("emb", [2], use_resource=False)
+                    c = lib.constant(1.0, name="c")
+            with lib.variable_scope("") as top:
+                d = lib.constant(1.0, name="d")
+            return v.name, c.name, d.name, inner.original_name_scope, top.original_name_scope
+
+    assert names(tf) == names(tf_ref.compat.v1)
