@@ -505,8 +505,18 @@ def dropout(x: Any, keep_prob: Any = None, noise_shape: Any = None, seed: int | 
 def dropout_v2(x: Any, rate: Any, noise_shape: Any = None, seed: int | None = None,
                name: str | None = None) -> ops_lib.Tensor:
     """``tf.nn.dropout`` of TF2: ``rate`` is the probability of dropping."""
-    array_ops, math_ops = _array(), _math()
-    with ops_lib.name_scope(name, "dropout", [x]) as name:
+    def sampler(shape: Any, dtype: Any) -> ops_lib.Tensor:
+        return random_ops.random_uniform(shape, seed=seed, dtype=dtype)
+
+    return _dropout(x, rate, noise_shape, sampler, name, "dropout")
+
+
+def _dropout(x: Any, rate: Any, noise_shape: Any, uniform_sampler: Any, name: str | None,
+             default_name: str) -> ops_lib.Tensor:
+    """TF's ``nn_ops._dropout``: ``x`` scaled by 1 / (1 - rate) where
+    ``uniform_sampler(shape=, dtype=)``'s noise is at least ``rate``, zero elsewhere."""
+    array_ops = _array()
+    with ops_lib.name_scope(name, default_name, [x]):
         is_rate_number = isinstance(rate, numbers.Real)
         if is_rate_number and (rate < 0 or rate >= 1):
             raise ValueError("`rate` must be a scalar tensor or a float in the range [0, 1). "
@@ -531,12 +541,12 @@ def dropout_v2(x: Any, rate: Any, noise_shape: Any = None, seed: int | None = No
                     raise ValueError("`x.dtype` must be compatible with `rate.dtype`. "
                                      f"Received: x.dtype={x_dtype} and "
                                      f"rate.dtype={rate.dtype}")
-                rate = math_ops.cast(rate, x_dtype, name="rate")
+                rate = apply_op("Cast", x=rate, DstT=x_dtype, name="rate").outputs[0]
             one_tensor = array_ops.constant(1, dtype=x_dtype)
             ret = apply_op("RealDiv", x=x,
                            y=apply_op("Sub", x=one_tensor, y=rate).outputs[0]).outputs[0]
         noise_shape = _get_noise_shape(x, noise_shape)
-        random_tensor = random_ops.random_uniform(noise_shape, seed=seed, dtype=x_dtype)
+        random_tensor = uniform_sampler(shape=noise_shape, dtype=x_dtype)
         keep_mask = random_tensor >= rate
         zero_tensor = array_ops.constant(0, dtype=x_dtype)
         ret = apply_op("SelectV2", condition=keep_mask, t=ret, e=zero_tensor).outputs[0]
