@@ -43,22 +43,9 @@ def _with_count_checks(counts: Any, total_count: Any, validate_args: bool,
         total_count, math_ops.reduce_sum(counts, -1), message=message)], counts)
 
 
-class Dirichlet(distribution.Distribution):
-    """Dirichlet(concentration) over the simplex of the last axis."""
-
-    def __init__(self, concentration: Any, validate_args: bool = False,
-                 allow_nan_stats: bool = True, name: str = "Dirichlet"):
-        parameters = dict(locals())
-        with ops_lib.name_scope(name, values=[concentration]) as name:
-            self._concentration = self._maybe_assert_valid_concentration(
-                convert_to_tensor(concentration, name="concentration"), validate_args)
-            self._total_concentration = math_ops.reduce_sum(self._concentration, -1)
-        super().__init__(dtype=self._concentration.dtype, validate_args=validate_args,
-                         allow_nan_stats=allow_nan_stats,
-                         reparameterization_type=distribution.FULLY_REPARAMETERIZED,
-                         parameters=parameters,
-                         graph_parents=[self._concentration, self._total_concentration],
-                         name=name)
+class _ConcentrationVector(distribution.Distribution):
+    """A distribution over vectors parameterized by a ``concentration`` vector (its last
+    axis the event), batched over the other axes."""
 
     @property
     def concentration(self) -> ops_lib.Tensor:
@@ -79,6 +66,25 @@ class Dirichlet(distribution.Distribution):
 
     def _event_shape(self) -> tensor_shape.TensorShape:
         return self.concentration.get_shape().with_rank_at_least(1)[-1:]
+
+
+class Dirichlet(_ConcentrationVector):
+    """Dirichlet(concentration) over the simplex of the last axis."""
+
+    def __init__(self, concentration: Any, validate_args: bool = False,
+                 allow_nan_stats: bool = True, name: str = "Dirichlet"):
+        parameters = dict(locals())
+        with ops_lib.name_scope(name, values=[concentration]) as name:
+            self._concentration = self._maybe_assert_valid_concentration(
+                convert_to_tensor(concentration, name="concentration"), validate_args)
+            self._total_concentration = math_ops.reduce_sum(self._concentration, -1)
+        super().__init__(dtype=self._concentration.dtype, validate_args=validate_args,
+                         allow_nan_stats=allow_nan_stats,
+                         reparameterization_type=distribution.FULLY_REPARAMETERIZED,
+                         parameters=parameters,
+                         graph_parents=[self._concentration, self._total_concentration],
+                         name=name)
+
 
     def _sample_n(self, n: Any, seed: int | None = None) -> ops_lib.Tensor:
         gamma_sample = random_distribution_ops.random_gamma(
@@ -271,7 +277,7 @@ class Multinomial(distribution.Distribution):
                                   "counts must sum to `self.total_count`")
 
 
-class DirichletMultinomial(distribution.Distribution):
+class DirichletMultinomial(_ConcentrationVector):
     """Counts of ``total_count`` draws whose class probabilities are Dirichlet."""
 
     def __init__(self, total_count: Any, concentration: Any, validate_args: bool = False,
@@ -295,25 +301,6 @@ class DirichletMultinomial(distribution.Distribution):
     def total_count(self) -> ops_lib.Tensor:
         return self._total_count
 
-    @property
-    def concentration(self) -> ops_lib.Tensor:
-        return self._concentration
-
-    @property
-    def total_concentration(self) -> ops_lib.Tensor:
-        return self._total_concentration
-
-    def _batch_shape_tensor(self) -> ops_lib.Tensor:
-        return array_ops.shape(self.total_concentration)
-
-    def _batch_shape(self) -> tensor_shape.TensorShape:
-        return self.total_concentration.get_shape()
-
-    def _event_shape_tensor(self) -> ops_lib.Tensor:
-        return array_ops.shape(self.concentration)[-1:]
-
-    def _event_shape(self) -> tensor_shape.TensorShape:
-        return self.concentration.get_shape().with_rank_at_least(1)[-1:]
 
     def _sample_n(self, n: Any, seed: int | None = None) -> ops_lib.Tensor:
         n_draws = math_ops.cast(self.total_count, dtype=dtypes.int32)

@@ -10,9 +10,8 @@ import numpy as np
 
 from graphcore.distributions import distribution, kullback_leibler, util
 from graphcore.distributions.normal import (
-    broadcast_batch_shape,
-    broadcast_batch_shape_tensor,
-    positive_params,
+    BroadcastParamsDistribution,
+    param_property,
     same_shapes,
     scalar_event,
     scalar_event_tensor,
@@ -33,39 +32,18 @@ from graphcore.ops import (
 __all__ = ["Beta", "Exponential", "Gamma"]
 
 
-class Gamma(distribution.Distribution):
+class Gamma(BroadcastParamsDistribution):
     """Gamma(concentration, rate): density x^(a-1) e^(-rate x) rate^a / Gamma(a)."""
 
     def __init__(self, concentration: Any, rate: Any, validate_args: bool = False,
                  allow_nan_stats: bool = True, name: str = "Gamma"):
-        parameters = dict(locals())
-        with ops_lib.name_scope(name, values=[concentration, rate]) as name:
-            self._concentration, self._rate = positive_params(
-                {"concentration": concentration, "rate": rate}, validate_args,
-                ("concentration", "rate"))
-        super().__init__(dtype=self._concentration.dtype, validate_args=validate_args,
-                         allow_nan_stats=allow_nan_stats,
-                         reparameterization_type=distribution.FULLY_REPARAMETERIZED,
-                         parameters=parameters,
-                         graph_parents=[self._concentration, self._rate], name=name)
+        self._init_params({"concentration": concentration, "rate": rate},
+                          ("concentration", "rate"), validate_args, allow_nan_stats,
+                          dict(locals()), name)
 
-    _param_shapes = same_shapes("concentration", "rate")
-    _event_shape = scalar_event
-    _event_shape_tensor = scalar_event_tensor
-
-    @property
-    def concentration(self) -> ops_lib.Tensor:
-        return self._concentration
-
-    @property
-    def rate(self) -> ops_lib.Tensor:
-        return self._rate
-
-    def _batch_shape_tensor(self) -> ops_lib.Tensor:
-        return broadcast_batch_shape_tensor(self.concentration, self.rate)
-
-    def _batch_shape(self) -> tensor_shape.TensorShape:
-        return broadcast_batch_shape(self.concentration, self.rate)
+    _params = ("concentration", "rate")
+    concentration = param_property("concentration")
+    rate = param_property("rate")
 
     def _sample_n(self, n: Any, seed: int | None = None) -> ops_lib.Tensor:
         return random_distribution_ops.random_gamma(shape=[n], alpha=self.concentration,

@@ -8,17 +8,9 @@ from typing import Any
 
 import numpy as np
 
-from graphcore.distributions import distribution, util
-from graphcore.distributions.normal import (
-    broadcast_batch_shape,
-    broadcast_batch_shape_tensor,
-    positive_params,
-    same_shapes,
-    scalar_event,
-    scalar_event_tensor,
-)
+from graphcore.distributions import util
+from graphcore.distributions.normal import BroadcastParamsDistribution, param_property
 from graphcore.framework import ops as ops_lib
-from graphcore.framework import tensor_shape
 from graphcore.ops import (
     array_ops,
     check_ops,
@@ -32,38 +24,17 @@ from graphcore.ops import (
 __all__ = ["Laplace", "StudentT"]
 
 
-class Laplace(distribution.Distribution):
+class Laplace(BroadcastParamsDistribution):
     """The Laplace distribution: density exp(-|x - loc| / scale) / (2 scale)."""
 
     def __init__(self, loc: Any, scale: Any, validate_args: bool = False,
                  allow_nan_stats: bool = True, name: str = "Laplace"):
-        parameters = dict(locals())
-        with ops_lib.name_scope(name, values=[loc, scale]) as name:
-            self._loc, self._scale = positive_params({"loc": loc, "scale": scale},
-                                                     validate_args, ("scale",))
-            super().__init__(dtype=self._loc.dtype,
-                             reparameterization_type=distribution.FULLY_REPARAMETERIZED,
-                             validate_args=validate_args, allow_nan_stats=allow_nan_stats,
-                             parameters=parameters, graph_parents=[self._loc, self._scale],
-                             name=name)
+        self._init_params({"loc": loc, "scale": scale}, ("scale",), validate_args,
+                          allow_nan_stats, dict(locals()), name)
 
-    _param_shapes = same_shapes("loc", "scale")
-    _event_shape = scalar_event
-    _event_shape_tensor = scalar_event_tensor
-
-    @property
-    def loc(self) -> ops_lib.Tensor:
-        return self._loc
-
-    @property
-    def scale(self) -> ops_lib.Tensor:
-        return self._scale
-
-    def _batch_shape_tensor(self) -> ops_lib.Tensor:
-        return broadcast_batch_shape_tensor(self.loc, self.scale)
-
-    def _batch_shape(self) -> tensor_shape.TensorShape:
-        return broadcast_batch_shape(self.loc, self.scale)
+    _params = ("loc", "scale")
+    loc = param_property("loc")
+    scale = param_property("scale")
 
     def _sample_n(self, n: Any, seed: int | None = None) -> ops_lib.Tensor:
         shape = array_ops.concat([[n], self.batch_shape_tensor()], 0)
@@ -117,42 +88,18 @@ class Laplace(distribution.Distribution):
         return (x - self.loc) / self.scale
 
 
-class StudentT(distribution.Distribution):
+class StudentT(BroadcastParamsDistribution):
     """Student's t with ``df`` degrees of freedom, location ``loc`` and scale ``scale``."""
 
     def __init__(self, df: Any, loc: Any, scale: Any, validate_args: bool = False,
                  allow_nan_stats: bool = True, name: str = "StudentT"):
-        parameters = dict(locals())
-        with ops_lib.name_scope(name, values=[df, loc, scale]) as name:
-            self._df, self._loc, self._scale = positive_params(
-                {"df": df, "loc": loc, "scale": scale}, validate_args, ("df",))
-        super().__init__(dtype=self._scale.dtype,
-                         reparameterization_type=distribution.FULLY_REPARAMETERIZED,
-                         validate_args=validate_args, allow_nan_stats=allow_nan_stats,
-                         parameters=parameters,
-                         graph_parents=[self._df, self._loc, self._scale], name=name)
+        self._init_params({"df": df, "loc": loc, "scale": scale}, ("df",), validate_args,
+                          allow_nan_stats, dict(locals()), name)
 
-    _param_shapes = same_shapes("df", "loc", "scale")
-    _event_shape = scalar_event
-    _event_shape_tensor = scalar_event_tensor
-
-    @property
-    def df(self) -> ops_lib.Tensor:
-        return self._df
-
-    @property
-    def loc(self) -> ops_lib.Tensor:
-        return self._loc
-
-    @property
-    def scale(self) -> ops_lib.Tensor:
-        return self._scale
-
-    def _batch_shape_tensor(self) -> ops_lib.Tensor:
-        return broadcast_batch_shape_tensor(self.df, self.loc, self.scale)
-
-    def _batch_shape(self) -> tensor_shape.TensorShape:
-        return broadcast_batch_shape(self.df, self.loc, self.scale)
+    _params = ("df", "loc", "scale")
+    df = param_property("df")
+    loc = param_property("loc")
+    scale = param_property("scale")
 
     def _ones(self) -> ops_lib.Tensor:
         return array_ops.ones(self.batch_shape_tensor(), dtype=self.dtype)

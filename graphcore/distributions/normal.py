@@ -57,38 +57,60 @@ def broadcast_batch_shape_tensor(*params: ops_lib.Tensor) -> ops_lib.Tensor:
     return shape
 
 
-class Normal(distribution.Distribution):
+def param_property(name: str) -> property:
+    """The read-only property of the parameter tensor held as ``self._<name>``."""
+    return property(lambda self: getattr(self, "_" + name),
+                    doc=f"Distribution parameter ``{name}``.")
+
+
+class BroadcastParamsDistribution(distribution.Distribution):
+    """A distribution of scalar events whose batch shape is its parameters' broadcast
+    shape (Normal, Laplace, StudentT, Gamma, Uniform); ``_params`` names the parameter
+    tensors, held as ``self._<name>``."""
+
+    _params: tuple = ()
+    _event_shape = scalar_event
+    _event_shape_tensor = scalar_event_tensor
+
+    @classmethod
+    def _param_shapes(cls, sample_shape: Any) -> dict:
+        return {n: convert_to_tensor(sample_shape, dtype=dtypes.int32) for n in cls._params}
+
+    def _init_params(self, params: dict, positive: tuple, validate_args: bool,
+                     allow_nan_stats: bool, parameters: dict, name: str) -> None:
+        """``positive_params`` under the ``name`` scope, then the Distribution's own init
+        (fully reparameterized, the parameters its graph parents)."""
+        with ops_lib.name_scope(name, values=list(params.values())) as name:
+            tensors = positive_params(params, validate_args, positive)
+        for n, t in zip(params, tensors):
+            setattr(self, "_" + n, t)
+        distribution.Distribution.__init__(
+            self, dtype=tensors[0].dtype,
+            reparameterization_type=distribution.FULLY_REPARAMETERIZED,
+            validate_args=validate_args, allow_nan_stats=allow_nan_stats,
+            parameters=parameters, graph_parents=tensors, name=name)
+
+    def _param_tensors(self) -> list:
+        return [getattr(self, "_" + n) for n in self._params]
+
+    def _batch_shape_tensor(self) -> ops_lib.Tensor:
+        return broadcast_batch_shape_tensor(*self._param_tensors())
+
+    def _batch_shape(self) -> tensor_shape.TensorShape:
+        return broadcast_batch_shape(*self._param_tensors())
+
+
+class Normal(BroadcastParamsDistribution):
     """The normal distribution with mean ``loc`` and standard deviation ``scale``."""
 
     def __init__(self, loc: Any, scale: Any, validate_args: bool = False,
                  allow_nan_stats: bool = True, name: str = "Normal"):
-        parameters = dict(locals())
-        with ops_lib.name_scope(name, values=[loc, scale]) as name:
-            self._loc, self._scale = positive_params({"loc": loc, "scale": scale},
-                                                     validate_args, ("scale",))
-        super().__init__(dtype=self._scale.dtype,
-                         reparameterization_type=distribution.FULLY_REPARAMETERIZED,
-                         validate_args=validate_args, allow_nan_stats=allow_nan_stats,
-                         parameters=parameters, graph_parents=[self._loc, self._scale],
-                         name=name)
+        self._init_params({"loc": loc, "scale": scale}, ("scale",), validate_args,
+                          allow_nan_stats, dict(locals()), name)
 
-    _param_shapes = same_shapes("loc", "scale")
-    _event_shape = scalar_event
-    _event_shape_tensor = scalar_event_tensor
-
-    @property
-    def loc(self) -> ops_lib.Tensor:
-        return self._loc
-
-    @property
-    def scale(self) -> ops_lib.Tensor:
-        return self._scale
-
-    def _batch_shape_tensor(self) -> ops_lib.Tensor:
-        return broadcast_batch_shape_tensor(self.loc, self.scale)
-
-    def _batch_shape(self) -> tensor_shape.TensorShape:
-        return broadcast_batch_shape(self.loc, self.scale)
+    _params = ("loc", "scale")
+    loc = param_property("loc")
+    scale = param_property("scale")
 
     def _sample_n(self, n: Any, seed: int | None = None) -> ops_lib.Tensor:
         shape = array_ops.concat([[n], self.batch_shape_tensor()], 0)

@@ -6,21 +6,14 @@ import math
 from typing import Any
 
 from graphcore.distributions import distribution
-from graphcore.distributions.normal import (
-    broadcast_batch_shape,
-    broadcast_batch_shape_tensor,
-    same_shapes,
-    scalar_event,
-    scalar_event_tensor,
-)
+from graphcore.distributions.normal import BroadcastParamsDistribution, param_property
 from graphcore.framework import ops as ops_lib
-from graphcore.framework import tensor_shape
 from graphcore.ops import array_ops, check_ops, elementwise_ops, manip_ops, math_ops, random_ops
 
 __all__ = ["Uniform"]
 
 
-class Uniform(distribution.Distribution):
+class Uniform(BroadcastParamsDistribution):
     """The uniform distribution on [``low``, ``high``)."""
 
     def __init__(self, low: Any = 0.0, high: Any = 1.0, validate_args: bool = False,
@@ -40,28 +33,14 @@ class Uniform(distribution.Distribution):
                          parameters=parameters, graph_parents=[self._low, self._high],
                          name=name)
 
-    _param_shapes = same_shapes("low", "high")
-    _event_shape = scalar_event
-    _event_shape_tensor = scalar_event_tensor
-
-    @property
-    def low(self) -> ops_lib.Tensor:
-        return self._low
-
-    @property
-    def high(self) -> ops_lib.Tensor:
-        return self._high
+    _params = ("low", "high")
+    low = param_property("low")
+    high = param_property("high")
 
     def range(self, name: str = "range") -> ops_lib.Tensor:  # noqa: A003
         """``high - low``."""
         with self._name_scope(name):
             return self.high - self.low
-
-    def _batch_shape_tensor(self) -> ops_lib.Tensor:
-        return broadcast_batch_shape_tensor(self.low, self.high)
-
-    def _batch_shape(self) -> tensor_shape.TensorShape:
-        return broadcast_batch_shape(self.low, self.high)
 
     def _sample_n(self, n: Any, seed: int | None = None) -> ops_lib.Tensor:
         shape = array_ops.concat([[n], self.batch_shape_tensor()], 0)
