@@ -437,62 +437,36 @@ def _apply(layer_class: type, inputs: Any, name: str | None, reuse: Any,
     return layer.apply(inputs)
 
 
-def conv1d(inputs: Any, filters: int, kernel_size: Any, strides: Any = 1,
+def _conv_fn(layer_class: type, default_strides: Any):
+    def fn(inputs: Any, filters: int, kernel_size: Any, strides: Any = default_strides,
            padding: str = "valid", data_format: str = "channels_last",
-           dilation_rate: Any = 1, activation: Any = None, use_bias: bool = True,
-           kernel_initializer: Any = None, bias_initializer: Any = None,
-           kernel_regularizer: Any = None, bias_regularizer: Any = None,
-           activity_regularizer: Any = None, kernel_constraint: Any = None,
-           bias_constraint: Any = None, trainable: bool = True, name: str | None = None,
+           dilation_rate: Any = default_strides, activation: Any = None,
+           use_bias: bool = True, kernel_initializer: Any = None,
+           bias_initializer: Any = None, kernel_regularizer: Any = None,
+           bias_regularizer: Any = None, activity_regularizer: Any = None,
+           kernel_constraint: Any = None, bias_constraint: Any = None,
+           trainable: bool = True, name: str | None = None,
            reuse: Any = None) -> ops_lib.Tensor:
-    """Functional interface of ``Conv1D``."""
-    return _apply(Conv1D, inputs, name, reuse, filters=filters, kernel_size=kernel_size,
-                  strides=strides, padding=padding, data_format=data_format,
-                  dilation_rate=dilation_rate, activation=activation, use_bias=use_bias,
-                  kernel_initializer=kernel_initializer, bias_initializer=bias_initializer,
-                  kernel_regularizer=kernel_regularizer, bias_regularizer=bias_regularizer,
-                  activity_regularizer=activity_regularizer,
-                  kernel_constraint=kernel_constraint, bias_constraint=bias_constraint,
-                  trainable=trainable)
+        return _apply(layer_class, inputs, name, reuse, filters=filters,
+                      kernel_size=kernel_size, strides=strides, padding=padding,
+                      data_format=data_format, dilation_rate=dilation_rate,
+                      activation=activation, use_bias=use_bias,
+                      kernel_initializer=kernel_initializer,
+                      bias_initializer=bias_initializer,
+                      kernel_regularizer=kernel_regularizer,
+                      bias_regularizer=bias_regularizer,
+                      activity_regularizer=activity_regularizer,
+                      kernel_constraint=kernel_constraint, bias_constraint=bias_constraint,
+                      trainable=trainable)
+
+    fn.__name__ = fn.__qualname__ = layer_class.__name__.replace("Conv", "conv").lower()
+    fn.__doc__ = f"Functional interface of ``{layer_class.__name__}``."
+    return fn
 
 
-def conv2d(inputs: Any, filters: int, kernel_size: Any, strides: Any = (1, 1),
-           padding: str = "valid", data_format: str = "channels_last",
-           dilation_rate: Any = (1, 1), activation: Any = None, use_bias: bool = True,
-           kernel_initializer: Any = None, bias_initializer: Any = None,
-           kernel_regularizer: Any = None, bias_regularizer: Any = None,
-           activity_regularizer: Any = None, kernel_constraint: Any = None,
-           bias_constraint: Any = None, trainable: bool = True, name: str | None = None,
-           reuse: Any = None) -> ops_lib.Tensor:
-    """Functional interface of ``Conv2D``."""
-    layer = Conv2D(filters=filters, kernel_size=kernel_size, strides=strides, padding=padding,
-                   data_format=data_format, dilation_rate=dilation_rate,
-                   activation=activation, use_bias=use_bias,
-                   kernel_initializer=kernel_initializer, bias_initializer=bias_initializer,
-                   kernel_regularizer=kernel_regularizer, bias_regularizer=bias_regularizer,
-                   activity_regularizer=activity_regularizer,
-                   kernel_constraint=kernel_constraint, bias_constraint=bias_constraint,
-                   trainable=trainable, name=name, _reuse=reuse, _scope=name)
-    return layer.apply(inputs)
-
-
-def conv3d(inputs: Any, filters: int, kernel_size: Any, strides: Any = (1, 1, 1),
-           padding: str = "valid", data_format: str = "channels_last",
-           dilation_rate: Any = (1, 1, 1), activation: Any = None, use_bias: bool = True,
-           kernel_initializer: Any = None, bias_initializer: Any = None,
-           kernel_regularizer: Any = None, bias_regularizer: Any = None,
-           activity_regularizer: Any = None, kernel_constraint: Any = None,
-           bias_constraint: Any = None, trainable: bool = True, name: str | None = None,
-           reuse: Any = None) -> ops_lib.Tensor:
-    """Functional interface of ``Conv3D``."""
-    return _apply(Conv3D, inputs, name, reuse, filters=filters, kernel_size=kernel_size,
-                  strides=strides, padding=padding, data_format=data_format,
-                  dilation_rate=dilation_rate, activation=activation, use_bias=use_bias,
-                  kernel_initializer=kernel_initializer, bias_initializer=bias_initializer,
-                  kernel_regularizer=kernel_regularizer, bias_regularizer=bias_regularizer,
-                  activity_regularizer=activity_regularizer,
-                  kernel_constraint=kernel_constraint, bias_constraint=bias_constraint,
-                  trainable=trainable)
+conv1d = _conv_fn(Conv1D, 1)
+conv2d = _conv_fn(Conv2D, (1, 1))
+conv3d = _conv_fn(Conv3D, (1, 1, 1))
 
 
 def _transpose_fn(layer_class: type, default_strides: tuple):

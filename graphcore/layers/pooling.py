@@ -132,50 +132,21 @@ MaxPool1D, AvgPool1D, MaxPool2D, AvgPool2D = (MaxPooling1D, AveragePooling1D, Ma
                                               AveragePooling2D)
 
 
-def _apply(layer_class: type, inputs: Any, pool_size: Any, strides: Any, padding: str,
-           data_format: str, name: str | None) -> ops_lib.Tensor:
-    layer = layer_class(pool_size=pool_size, strides=strides, padding=padding,
-                        data_format=data_format, name=name)
-    return layer.apply(inputs)
+def _pooling_fn(layer_class: type, fn_name: str):
+    def fn(inputs: Any, pool_size: Any, strides: Any, padding: str = "valid",
+           data_format: str = "channels_last", name: str | None = None) -> ops_lib.Tensor:
+        layer = layer_class(pool_size=pool_size, strides=strides, padding=padding,
+                            data_format=data_format, name=name)
+        return layer.apply(inputs)
+
+    fn.__name__ = fn.__qualname__ = fn_name
+    fn.__doc__ = f"Functional interface of ``{layer_class.__name__}``."
+    return fn
 
 
-def max_pooling1d(inputs: Any, pool_size: Any, strides: Any, padding: str = "valid",
-                  data_format: str = "channels_last",
-                  name: str | None = None) -> ops_lib.Tensor:
-    """Functional interface of ``MaxPooling1D``."""
-    return _apply(MaxPooling1D, inputs, pool_size, strides, padding, data_format, name)
-
-
-def average_pooling1d(inputs: Any, pool_size: Any, strides: Any, padding: str = "valid",
-                      data_format: str = "channels_last",
-                      name: str | None = None) -> ops_lib.Tensor:
-    """Functional interface of ``AveragePooling1D``."""
-    return _apply(AveragePooling1D, inputs, pool_size, strides, padding, data_format, name)
-
-
-def max_pooling2d(inputs: Any, pool_size: Any, strides: Any, padding: str = "valid",
-                  data_format: str = "channels_last",
-                  name: str | None = None) -> ops_lib.Tensor:
-    """Functional interface of ``MaxPooling2D``."""
-    return _apply(MaxPooling2D, inputs, pool_size, strides, padding, data_format, name)
-
-
-def average_pooling2d(inputs: Any, pool_size: Any, strides: Any, padding: str = "valid",
-                      data_format: str = "channels_last",
-                      name: str | None = None) -> ops_lib.Tensor:
-    """Functional interface of ``AveragePooling2D``."""
-    return _apply(AveragePooling2D, inputs, pool_size, strides, padding, data_format, name)
-
-
-def max_pooling3d(inputs: Any, pool_size: Any, strides: Any, padding: str = "valid",
-                  data_format: str = "channels_last",
-                  name: str | None = None) -> ops_lib.Tensor:
-    """Functional interface of ``MaxPooling3D``."""
-    return _apply(MaxPooling3D, inputs, pool_size, strides, padding, data_format, name)
-
-
-def average_pooling3d(inputs: Any, pool_size: Any, strides: Any, padding: str = "valid",
-                      data_format: str = "channels_last",
-                      name: str | None = None) -> ops_lib.Tensor:
-    """Functional interface of ``AveragePooling3D``."""
-    return _apply(AveragePooling3D, inputs, pool_size, strides, padding, data_format, name)
+max_pooling1d = _pooling_fn(MaxPooling1D, "max_pooling1d")
+average_pooling1d = _pooling_fn(AveragePooling1D, "average_pooling1d")
+max_pooling2d = _pooling_fn(MaxPooling2D, "max_pooling2d")
+average_pooling2d = _pooling_fn(AveragePooling2D, "average_pooling2d")
+max_pooling3d = _pooling_fn(MaxPooling3D, "max_pooling3d")
+average_pooling3d = _pooling_fn(AveragePooling3D, "average_pooling3d")
