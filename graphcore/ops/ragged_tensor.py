@@ -41,7 +41,47 @@ op_registry.register_op("RaggedTensorToSparse") \
 NotDifferentiable("RaggedTensorToSparse")
 
 
-class RaggedTensor:
+class _NestedRows:
+    """The nested-rows structure RaggedTensor (tensors) and RaggedTensorValue (numpy)
+    share: ``values`` (a tensor, or one of the same kind for more ragged dimensions) split
+    into rows at ``row_splits``."""
+
+    _values: Any
+    _row_splits: Any
+
+    @property
+    def values(self) -> Any:
+        return self._values
+
+    @property
+    def row_splits(self) -> Any:
+        return self._row_splits
+
+    @property
+    def flat_values(self) -> Any:
+        values = self._values
+        while isinstance(values, _NestedRows):
+            values = values.values
+        return values
+
+    @property
+    def nested_row_splits(self) -> tuple:
+        splits, values = [self._row_splits], self._values
+        while isinstance(values, _NestedRows):
+            splits.append(values.row_splits)
+            values = values.values
+        return tuple(splits)
+
+    @property
+    def ragged_rank(self) -> int:
+        return len(self.nested_row_splits)
+
+    @property
+    def dtype(self) -> Any:
+        return self.flat_values.dtype
+
+
+class RaggedTensor(_NestedRows):
     """Rows of ``values`` split at ``row_splits`` (build with the ``from_*`` methods)."""
 
     def __init__(self, values: Any, row_splits: ops_lib.Tensor,
@@ -122,38 +162,6 @@ class RaggedTensor:
 
     # -- structure ----------------------------------------------------------------------
     @property
-    def values(self) -> Any:
-        return self._values
-
-    @property
-    def row_splits(self) -> ops_lib.Tensor:
-        return self._row_splits
-
-    @property
-    def flat_values(self) -> ops_lib.Tensor:
-        values = self._values
-        while isinstance(values, RaggedTensor):
-            values = values.values
-        return values
-
-    @property
-    def nested_row_splits(self) -> tuple:
-        splits = [self._row_splits]
-        values = self._values
-        while isinstance(values, RaggedTensor):
-            splits.append(values.row_splits)
-            values = values.values
-        return tuple(splits)
-
-    @property
-    def ragged_rank(self) -> int:
-        return len(self.nested_row_splits)
-
-    @property
-    def dtype(self) -> dtypes_lib.DType:
-        return self.flat_values.dtype
-
-    @property
     def shape(self) -> shape_lib.TensorShape:
         nrows = self._row_splits.shape.dims[0].value if self._row_splits.shape.ndims else None
         inner = self._values.shape
@@ -209,7 +217,7 @@ def _nrows(values: Any) -> ops_lib.Tensor:
     return array_ops.shape(values, out_type=dtypes_lib.int64)[0]
 
 
-class RaggedTensorValue:
+class RaggedTensorValue(_NestedRows):
     """A fetched RaggedTensor: numpy ``values`` (or a RaggedTensorValue) and
     ``row_splits``."""
 
@@ -217,36 +225,6 @@ class RaggedTensorValue:
         self._values = values
         self._row_splits = row_splits
 
-    @property
-    def values(self) -> Any:
-        return self._values
-
-    @property
-    def row_splits(self) -> np.ndarray:
-        return self._row_splits
-
-    @property
-    def flat_values(self) -> np.ndarray:
-        values = self._values
-        while isinstance(values, RaggedTensorValue):
-            values = values.values
-        return values
-
-    @property
-    def nested_row_splits(self) -> tuple:
-        splits, values = [self._row_splits], self._values
-        while isinstance(values, RaggedTensorValue):
-            splits.append(values.row_splits)
-            values = values.values
-        return tuple(splits)
-
-    @property
-    def ragged_rank(self) -> int:
-        return len(self.nested_row_splits)
-
-    @property
-    def dtype(self) -> np.dtype:
-        return self.flat_values.dtype
 
     @property
     def shape(self) -> tuple:
