@@ -159,9 +159,7 @@ def _max_pool_2d(value: Any, ksize: Any, strides: Any, padding: Any, data_format
                  name: str | None, check_zero: bool = False) -> ops_lib.Tensor:
     if data_format is None:
         data_format = "NHWC"
-    channel_index = 1 if data_format.startswith("NC") else 3
-    ksize = get_sequence(ksize, 2, channel_index, "ksize")
-    strides = get_sequence(strides, 2, channel_index, "strides")
+    ksize, strides = _window(ksize, strides, 2, data_format, 3)
     if isinstance(padding, (list, tuple)) and data_format == "NCHW_VECT_C":
         raise ValueError("`data_format='NCHW_VECT_C'` is not supported with explicit "
                          f"padding. Received: padding={padding}")
@@ -187,21 +185,7 @@ def max_pool1d(input: Any, ksize: Any, strides: Any, padding: Any,  # noqa: A002
         if isinstance(padding, (list, tuple)) and data_format == "NCHW_VECT_C":
             raise ValueError("`data_format='NCHW_VECT_C'` is not supported with explicit "
                              f"padding. Received: padding={padding}")
-        if data_format is None:
-            data_format = "NWC"
-        channel_index = 1 if data_format.startswith("NC") else 2
-        ksize = [1] + get_sequence(ksize, 1, channel_index, "ksize")
-        strides = [1] + get_sequence(strides, 1, channel_index, "strides")
-        padding, explicit = convert_padding(padding, 3)
-        if padding == "EXPLICIT":
-            explicit = [0, 0] + explicit
-        expanding_dim = 1 if data_format == "NWC" else 2
-        data_format = "NHWC" if data_format == "NWC" else "NCHW"
-        input = array_ops.expand_dims(input, expanding_dim)
-        result = apply_op("MaxPool", name=name, input=input, ksize=ksize, strides=strides,
-                          padding=padding, explicit_paddings=explicit,
-                          data_format=data_format).outputs[0]
-        return array_ops.squeeze(result, [expanding_dim])
+        return _pool1d("MaxPool", "input", input, ksize, strides, padding, data_format, name)
 
 
 def max_pool3d(input: Any, ksize: Any, strides: Any, padding: Any,  # noqa: A002
@@ -210,11 +194,38 @@ def max_pool3d(input: Any, ksize: Any, strides: Any, padding: Any,  # noqa: A002
     with ops_lib.name_scope(name, "MaxPool3D", [input]) as name:
         if data_format is None:
             data_format = "NDHWC"
-        channel_index = 1 if data_format.startswith("NC") else 4
-        ksize = get_sequence(ksize, 3, channel_index, "ksize")
-        strides = get_sequence(strides, 3, channel_index, "strides")
+        ksize, strides = _window(ksize, strides, 3, data_format, 4)
         return apply_op("MaxPool3D", name=name, input=input, ksize=ksize, strides=strides,
                         padding=padding, data_format=data_format).outputs[0]
+
+
+def _window(ksize: Any, strides: Any, n: int, data_format: str,
+            channels_last_index: int) -> tuple:
+    """``ksize`` and ``strides`` as full-rank lists (channel index 1 for NC... formats)."""
+    channel_index = 1 if data_format.startswith("NC") else channels_last_index
+    return (get_sequence(ksize, n, channel_index, "ksize"),
+            get_sequence(strides, n, channel_index, "strides"))
+
+
+def _pool1d(op_type: str, input_arg: str, input: Any, ksize: Any,  # noqa: A002
+            strides: Any, padding: Any, data_format: Any,
+            name: str | None) -> ops_lib.Tensor:
+    """TF's 1-D pools: ExpandDims, the 2-D ``op_type`` (MaxPool with explicit paddings),
+    Squeeze."""
+    if data_format is None:
+        data_format = "NWC"
+    ksize, strides = _window(ksize, strides, 1, data_format, 2)
+    ksize, strides = [1] + ksize, [1] + strides
+    attrs = {}
+    if op_type == "MaxPool":
+        padding, explicit = convert_padding(padding, 3)
+        attrs["explicit_paddings"] = [0, 0] + explicit if padding == "EXPLICIT" else explicit
+    expanding_dim = 1 if data_format == "NWC" else 2
+    data_format = "NHWC" if data_format == "NWC" else "NCHW"
+    attrs[input_arg] = array_ops.expand_dims(input, expanding_dim)
+    result = apply_op(op_type, name=name, ksize=ksize, strides=strides, padding=padding,
+                      data_format=data_format, **attrs).outputs[0]
+    return array_ops.squeeze(result, [expanding_dim])
 
 
 def _spatial_rank(input: Any, data_format: Any, what: str) -> int:  # noqa: A002
@@ -236,13 +247,10 @@ def max_pool_v2(input: Any, ksize: Any, strides: Any, padding: Any,  # noqa: A00
                 data_format: str | None = None, name: str | None = None) -> ops_lib.Tensor:
     """TF2's max_pool: 1-, 2- or 3-D by the rank of ``input``."""
     n = _spatial_rank(input, data_format, "a data format")
-    channel_index = n + 1 if data_format is None else (
-        1 if data_format.startswith("NC") else n + 1)
     if isinstance(padding, (list, tuple)) and data_format == "NCHW_VECT_C":
         raise ValueError("`data_format='NCHW_VECT_C'` is not supported with explicit "
                          f"padding. Received: padding={padding}")
-    ksize = get_sequence(ksize, n, channel_index, "ksize")
-    strides = get_sequence(strides, n, channel_index, "strides")
+    ksize, strides = _window(ksize, strides, n, data_format or "", n + 1)
     if isinstance(padding, (list, tuple)) and n == 3:
         raise ValueError("Explicit padding is not supported with an input tensor of rank 5. "
                          f"Received: padding={padding}")
@@ -255,9 +263,7 @@ def _avg_pool_2d(value: Any, ksize: Any, strides: Any, padding: Any, data_format
                  name: str | None) -> ops_lib.Tensor:
     if data_format is None:
         data_format = "NHWC"
-    channel_index = 1 if data_format.startswith("NC") else 3
-    ksize = get_sequence(ksize, 2, channel_index, "ksize")
-    strides = get_sequence(strides, 2, channel_index, "strides")
+    ksize, strides = _window(ksize, strides, 2, data_format, 3)
     return apply_op("AvgPool", name=name, value=value, ksize=ksize, strides=strides,
                     padding=padding, data_format=data_format).outputs[0]
 
@@ -277,17 +283,7 @@ def avg_pool1d(input: Any, ksize: Any, strides: Any, padding: Any,  # noqa: A002
                data_format: str = "NWC", name: str | None = None) -> ops_lib.Tensor:
     """Average pooling over 1-D windows: ExpandDims, AvgPool, Squeeze."""
     with ops_lib.name_scope(name, "AvgPool1D", [input]) as name:
-        if data_format is None:
-            data_format = "NWC"
-        channel_index = 1 if data_format.startswith("NC") else 2
-        ksize = [1] + get_sequence(ksize, 1, channel_index, "ksize")
-        strides = [1] + get_sequence(strides, 1, channel_index, "strides")
-        expanding_dim = 1 if data_format == "NWC" else 2
-        data_format = "NHWC" if data_format == "NWC" else "NCHW"
-        input = array_ops.expand_dims(input, expanding_dim)
-        result = apply_op("AvgPool", name=name, value=input, ksize=ksize, strides=strides,
-                          padding=padding, data_format=data_format).outputs[0]
-        return array_ops.squeeze(result, [expanding_dim])
+        return _pool1d("AvgPool", "value", input, ksize, strides, padding, data_format, name)
 
 
 def avg_pool3d(input: Any, ksize: Any, strides: Any, padding: Any,  # noqa: A002
@@ -296,9 +292,8 @@ def avg_pool3d(input: Any, ksize: Any, strides: Any, padding: Any,  # noqa: A002
     with ops_lib.name_scope(name, "AvgPool3D", [input]) as name:
         if data_format is None:
             data_format = "NDHWC"
-        channel_index = 1 if data_format.startswith("NC") else 3
-        ksize = get_sequence(ksize, 3, channel_index, "ksize")
-        strides = get_sequence(strides, 3, channel_index, "strides")
+        # channels-last index 3 here, 4 in max_pool3d: both kept as they were
+        ksize, strides = _window(ksize, strides, 3, data_format, 3)
         return apply_op("AvgPool3D", name=name, input=input, ksize=ksize, strides=strides,
                         padding=padding, data_format=data_format).outputs[0]
 
@@ -307,10 +302,7 @@ def avg_pool_v2(input: Any, ksize: Any, strides: Any, padding: Any,  # noqa: A00
                 data_format: str | None = None, name: str | None = None) -> ops_lib.Tensor:
     """TF2's avg_pool: 1-, 2- or 3-D by the rank of ``input``."""
     n = _spatial_rank(input, data_format, "`data_format`")
-    channel_index = n + 1 if data_format is None else (
-        1 if data_format.startswith("NC") else n + 1)
-    ksize = get_sequence(ksize, n, channel_index, "ksize")
-    strides = get_sequence(strides, n, channel_index, "strides")
+    ksize, strides = _window(ksize, strides, n, data_format or "", n + 1)
     if n == 2:
         return apply_op("AvgPool", name=name, value=input, ksize=ksize, strides=strides,
                         padding=padding, data_format=data_format or "NHWC").outputs[0]
