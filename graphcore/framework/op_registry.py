@@ -87,6 +87,16 @@ class OpBuilder:
     def output(self, spec: str) -> OpBuilder:
         return self._arg(self._reg.op_def.output_arg.add(), spec)
 
+    def specs(self, inputs: Any = (), outputs: Any = (), attrs: Any = ()) -> OpBuilder:
+        """The ``inputs``, then ``outputs``, then ``attrs`` specs, each in its order."""
+        for spec in inputs:
+            self.input(spec)
+        for spec in outputs:
+            self.output(spec)
+        for spec in attrs:
+            self.attr(spec)
+        return self
+
     def _arg(self, arg: op_def_pb2.OpDef.ArgDef, spec: str) -> OpBuilder:
         m = _ARG_RE.match(spec)
         if not m:

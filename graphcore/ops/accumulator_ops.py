@@ -31,13 +31,7 @@ def _register(op_type: str, inputs: tuple, outputs: tuple, attrs: tuple, shape_f
               stateful: bool = True) -> None:
     """Registers an accumulator op; TF marks the ref-handle sparse apply/take ops (as the
     dense ref ones) not stateful: their Ref(string) input orders them."""
-    b = op_registry.register_op(op_type)
-    for spec in inputs:
-        b.input(spec)
-    for spec in outputs:
-        b.output(spec)
-    for spec in attrs:
-        b.attr(spec)
+    b = op_registry.register_op(op_type).specs(inputs, outputs, attrs)
     (b.stateful() if stateful else b).shape_fn(shape_fn)
 
 

@@ -65,14 +65,7 @@ def _edit_distance_shape(op: ops_lib.Operation) -> list:
 
 
 def _register(op_type: str, inputs: tuple, outputs: tuple, attrs: tuple, shape_fn: Any) -> None:
-    b = op_registry.register_op(op_type)
-    for spec in inputs:
-        b.input(spec)
-    for spec in outputs:
-        b.output(spec)
-    for spec in attrs:
-        b.attr(spec)
-    b.shape_fn(shape_fn)
+    op_registry.register_op(op_type).specs(inputs, outputs, attrs).shape_fn(shape_fn)
     NotDifferentiable(op_type)
 
 

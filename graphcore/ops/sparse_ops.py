@@ -138,14 +138,7 @@ def _split_shape(op: ops_lib.Operation) -> list:
 
 def _register(op_type: str, inputs: list[str], outputs: list[str], attrs: list[str],
               shape_fn: Any) -> None:
-    b = op_registry.register_op(op_type)
-    for spec in inputs:
-        b.input(spec)
-    for spec in outputs:
-        b.output(spec)
-    for spec in attrs:
-        b.attr(spec)
-    b.shape_fn(shape_fn)
+    op_registry.register_op(op_type).specs(inputs, outputs, attrs).shape_fn(shape_fn)
 
 
 _SP = ["indices: int64", "values: T", "shape: int64"]
