@@ -54,10 +54,11 @@ def _array(values: list, dtype: dtypes_lib.DType, shape: tuple) -> np.ndarray:
     return np.asarray(values, dtype=dtype.as_numpy_dtype).reshape(shape)
 
 
-def _parse_examples(serialized: list) -> list:
+def _parse_examples(serialized: list, message_class: Any = example_pb2.Example) -> list:
+    """Each serialized string parsed as a ``message_class`` (Example, SequenceExample)."""
     examples = []
     for s in serialized:
-        example = example_pb2.Example()
+        example = message_class()
         try:
             example.ParseFromString(bytes(s))
         except DecodeError:

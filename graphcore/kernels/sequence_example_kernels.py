@@ -8,7 +8,6 @@ import math
 from types import SimpleNamespace
 
 import numpy as np
-from google.protobuf.message import DecodeError
 
 from graphcore.framework import dtypes as dtypes_lib
 from graphcore.framework import errors
@@ -19,28 +18,14 @@ from graphcore.kernels.parsing_kernels import (
     _dense,
     _Errors,
     _feature_values,
+    _invalid,
+    _parse_examples,
     _shape_text,
     _strings,
     _type_name,
 )
 from graphcore.kernels.registry import KernelContext, register_kernel
 from graphcore.protobuf import example_pb2
-
-
-def _invalid(message: str) -> errors.InvalidArgumentError:
-    return errors.InvalidArgumentError(None, None, message)
-
-
-def _parse(serialized: list) -> list:
-    out = []
-    for s in serialized:
-        example = example_pb2.SequenceExample()
-        try:
-            example.ParseFromString(bytes(s))
-        except DecodeError:
-            raise _invalid(f"Could not parse example input, value: '{s!r}'") from None
-        out.append(example)
-    return out
 
 
 def _keys(value) -> list[str]:
@@ -136,7 +121,7 @@ def _parse_sequence_example_v2(ctx: KernelContext):
         if np.ndim(serialized) > 1:
             raise _invalid("Expected serialized to be a scalar or vector, got shape: "
                            f"{list(np.shape(serialized))}")
-        examples = _parse(_strings(serialized))
+        examples = _parse_examples(_strings(serialized), example_pb2.SequenceExample)
         names = [bytes(n).decode() for n in _strings(debug_name)] or \
             ["<unknown>"] * len(examples)
         errs = _Errors(single, names)
