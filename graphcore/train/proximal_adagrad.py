@@ -6,14 +6,14 @@ from __future__ import annotations
 from typing import Any
 
 from graphcore.framework import ops as ops_lib
-from graphcore.framework.tensor_conversion import convert_to_tensor
 from graphcore.ops import array_ops, sparse_training_ops
-from graphcore.train import optimizer, training_ops
+from graphcore.train import training_ops
+from graphcore.train.proximal_gradient_descent import ProximalOptimizer
 
 __all__ = ["ProximalAdagradOptimizer"]
 
 
-class ProximalAdagradOptimizer(optimizer.Optimizer):
+class ProximalAdagradOptimizer(ProximalOptimizer):
     """Proximal Adagrad; slot "accumulator" (``<var>/ProximalAdagrad``) starting at
     ``initial_accumulator_value``."""
 
@@ -24,11 +24,9 @@ class ProximalAdagradOptimizer(optimizer.Optimizer):
         if initial_accumulator_value <= 0.0:
             raise ValueError("initial_accumulator_value must be positive: "
                              f"{initial_accumulator_value}")
-        super().__init__(use_locking, name)
-        self._learning_rate = learning_rate
+        super().__init__(learning_rate, l1_regularization_strength,
+                         l2_regularization_strength, use_locking, name)
         self._initial_accumulator_value = initial_accumulator_value
-        self._l1_regularization_strength = l1_regularization_strength
-        self._l2_regularization_strength = l2_regularization_strength
 
     def _create_slots(self, var_list):
         for v in var_list:
@@ -37,30 +35,17 @@ class ProximalAdagradOptimizer(optimizer.Optimizer):
                                            shape=v.get_shape(), dtype=v.dtype.base_dtype)
             self._get_or_make_slot(v, val, "accumulator", self._name)
 
-    def _prepare(self):
-        self._learning_rate_tensor = convert_to_tensor(self._learning_rate,
-                                                       name="learning_rate")
-        self._l1_regularization_strength_tensor = convert_to_tensor(
-            self._l1_regularization_strength, name="l1_regularization_strength")
-        self._l2_regularization_strength_tensor = convert_to_tensor(
-            self._l2_regularization_strength, name="l2_regularization_strength")
-
     def _apply_dense(self, grad, var):
         return training_ops.apply_proximal_adagrad(
-            var, self.get_slot(var, "accumulator"), self._learning_rate_tensor,
-            self._l1_regularization_strength_tensor, self._l2_regularization_strength_tensor,
-            grad, use_locking=self._use_locking)
+            var, self.get_slot(var, "accumulator"), *self._proximal_tensors(), grad,
+            use_locking=self._use_locking)
 
     def _apply_sparse(self, grad, var):
         return sparse_training_ops.sparse_apply_proximal_adagrad(
-            var, self.get_slot(var, "accumulator"), self._learning_rate_tensor,
-            self._l1_regularization_strength_tensor, self._l2_regularization_strength_tensor,
-            grad.values, grad.indices, use_locking=self._use_locking)
+            var, self.get_slot(var, "accumulator"), *self._proximal_tensors(), grad.values,
+            grad.indices, use_locking=self._use_locking)
 
     def _resource_apply_sparse(self, grad, var, indices):
-        cast = optimizer.cast
         return sparse_training_ops.sparse_apply_proximal_adagrad(
-            var, self.get_slot(var, "accumulator"), cast(self._learning_rate_tensor, grad.dtype),
-            cast(self._l1_regularization_strength_tensor, grad.dtype),
-            cast(self._l2_regularization_strength_tensor, grad.dtype), grad, indices,
-            use_locking=self._use_locking)
+            var, self.get_slot(var, "accumulator"), *self._proximal_tensors(grad.dtype), grad,
+            indices, use_locking=self._use_locking)
