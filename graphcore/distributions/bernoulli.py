@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from graphcore.distributions import distribution, kullback_leibler, util
-from graphcore.distributions.normal import scalar_event, scalar_event_tensor
+from graphcore.distributions.normal import param_property, scalar_event, scalar_event_tensor
 from graphcore.framework import dtypes, tensor_shape
 from graphcore.framework import ops as ops_lib
 from graphcore.framework.tensor_conversion import convert_to_tensor
@@ -45,13 +45,8 @@ class Bernoulli(distribution.Distribution):
     _event_shape = scalar_event
     _event_shape_tensor = scalar_event_tensor
 
-    @property
-    def logits(self) -> ops_lib.Tensor:
-        return self._logits
-
-    @property
-    def probs(self) -> ops_lib.Tensor:
-        return self._probs
+    logits = param_property("logits")
+    probs = param_property("probs")
 
     def _batch_shape_tensor(self) -> ops_lib.Tensor:
         return array_ops.shape(self._logits)
@@ -142,17 +137,9 @@ class Categorical(distribution.Distribution):
     _event_shape = scalar_event
     _event_shape_tensor = scalar_event_tensor
 
-    @property
-    def event_size(self) -> ops_lib.Tensor:
-        return self._event_size
-
-    @property
-    def logits(self) -> ops_lib.Tensor:
-        return self._logits
-
-    @property
-    def probs(self) -> ops_lib.Tensor:
-        return self._probs
+    event_size = param_property("event_size")
+    logits = param_property("logits")
+    probs = param_property("probs")
 
     def _batch_shape_tensor(self) -> ops_lib.Tensor:
         return array_ops.identity(self._batch_shape_val)

@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from graphcore.distributions import distribution, kullback_leibler, util
+from graphcore.distributions.normal import param_property
 from graphcore.framework import dtypes, tensor_shape
 from graphcore.framework import ops as ops_lib
 from graphcore.framework.tensor_conversion import convert_to_tensor
@@ -47,13 +48,8 @@ class _ConcentrationVector(distribution.Distribution):
     """A distribution over vectors parameterized by a ``concentration`` vector (its last
     axis the event), batched over the other axes."""
 
-    @property
-    def concentration(self) -> ops_lib.Tensor:
-        return self._concentration
-
-    @property
-    def total_concentration(self) -> ops_lib.Tensor:
-        return self._total_concentration
+    concentration = param_property("concentration")
+    total_concentration = param_property("total_concentration")
 
     def _batch_shape_tensor(self) -> ops_lib.Tensor:
         return array_ops.shape(self.total_concentration)
@@ -202,17 +198,9 @@ class Multinomial(distribution.Distribution):
                          graph_parents=[self._total_count, self._logits, self._probs],
                          name=name)
 
-    @property
-    def total_count(self) -> ops_lib.Tensor:
-        return self._total_count
-
-    @property
-    def logits(self) -> ops_lib.Tensor:
-        return self._logits
-
-    @property
-    def probs(self) -> ops_lib.Tensor:
-        return self._probs
+    total_count = param_property("total_count")
+    logits = param_property("logits")
+    probs = param_property("probs")
 
     def _batch_shape_tensor(self) -> ops_lib.Tensor:
         return array_ops.shape(self._mean_val)[:-1]
@@ -297,9 +285,7 @@ class DirichletMultinomial(_ConcentrationVector):
                          parameters=parameters,
                          graph_parents=[self._total_count, self._concentration], name=name)
 
-    @property
-    def total_count(self) -> ops_lib.Tensor:
-        return self._total_count
+    total_count = param_property("total_count")
 
 
     def _sample_n(self, n: Any, seed: int | None = None) -> ops_lib.Tensor:

@@ -129,9 +129,7 @@ class Exponential(Gamma):
     def _param_shapes(sample_shape: Any) -> dict:
         return {"rate": convert_to_tensor(sample_shape, dtype=dtypes.int32)}
 
-    @property
-    def rate(self) -> ops_lib.Tensor:
-        return self._rate
+    rate = param_property("rate")
 
     def _log_survival_function(self, value: Any) -> ops_lib.Tensor:
         return self._log_prob(value) - math_ops.log(self._rate)
@@ -170,17 +168,9 @@ class Beta(distribution.Distribution):
     _event_shape = scalar_event
     _event_shape_tensor = scalar_event_tensor
 
-    @property
-    def concentration1(self) -> ops_lib.Tensor:
-        return self._concentration1
-
-    @property
-    def concentration0(self) -> ops_lib.Tensor:
-        return self._concentration0
-
-    @property
-    def total_concentration(self) -> ops_lib.Tensor:
-        return self._total_concentration
+    concentration1 = param_property("concentration1")
+    concentration0 = param_property("concentration0")
+    total_concentration = param_property("total_concentration")
 
     def _batch_shape_tensor(self) -> ops_lib.Tensor:
         return array_ops.shape(self.total_concentration)

@@ -58,9 +58,9 @@ def broadcast_batch_shape_tensor(*params: ops_lib.Tensor) -> ops_lib.Tensor:
 
 
 def param_property(name: str) -> property:
-    """The read-only property of the parameter tensor held as ``self._<name>``."""
+    """The read-only property of the tensor held as ``self._<name>``."""
     return property(lambda self: getattr(self, "_" + name),
-                    doc=f"Distribution parameter ``{name}``.")
+                    doc=f"The ``{name}`` of this distribution (read-only).")
 
 
 class BroadcastParamsDistribution(distribution.Distribution):

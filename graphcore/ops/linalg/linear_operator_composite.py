@@ -83,8 +83,11 @@ class _OperatorList(LinearOperator):
     """An operator made of a flat list of operators of one dtype; the hints every operator
     has imply the combination's (TF raises when the caller's hint says otherwise)."""
 
-    def _init_operators(self, operators: Any, hints: dict, name: str | None, joiner: str,
-                        implied: dict) -> None:
+    def _init_operators(self, operators: Any, is_non_singular: Any, is_self_adjoint: Any,
+                        is_positive_definite: Any, is_square: Any, name: str | None,
+                        joiner: str, implied: dict) -> None:
+        hints = dict(is_non_singular=is_non_singular, is_self_adjoint=is_self_adjoint,
+                     is_positive_definite=is_positive_definite, is_square=is_square)
         parameters = dict(operators=operators, **hints, name=name)
         self._operators = _check_operators(operators)
         for attr, message in implied.items():
@@ -125,11 +128,8 @@ class LinearOperatorComposition(_OperatorList):
     def __init__(self, operators: Any, is_non_singular: Any = None, is_self_adjoint: Any = None,
                  is_positive_definite: Any = None, is_square: Any = None,
                  name: str | None = None):
-        self._init_operators(operators, dict(is_non_singular=is_non_singular,
-                                             is_self_adjoint=is_self_adjoint,
-                                             is_positive_definite=is_positive_definite,
-                                             is_square=is_square),
-                             name, "_o_", {
+        self._init_operators(operators, is_non_singular, is_self_adjoint,
+                             is_positive_definite, is_square, name, "_o_", {
                                  "is_non_singular": "The composition of non-singular "
                                                     "operators is always non-singular."})
 
@@ -189,11 +189,8 @@ class LinearOperatorKronecker(_FactorwiseOperator):
     def __init__(self, operators: Any, is_non_singular: Any = None, is_self_adjoint: Any = None,
                  is_positive_definite: Any = None, is_square: Any = None,
                  name: str | None = None):
-        self._init_operators(operators, dict(is_non_singular=is_non_singular,
-                                             is_self_adjoint=is_self_adjoint,
-                                             is_positive_definite=is_positive_definite,
-                                             is_square=is_square),
-                             name, "_x_", {
+        self._init_operators(operators, is_non_singular, is_self_adjoint,
+                             is_positive_definite, is_square, name, "_x_", {
                                  "is_non_singular": "The Kronecker product of non-singular "
                                                     "operators is always non-singular.",
                                  "is_self_adjoint": "The Kronecker product of self-adjoint "
@@ -296,11 +293,8 @@ class LinearOperatorBlockDiag(_FactorwiseOperator):
     def __init__(self, operators: Any, is_non_singular: Any = None, is_self_adjoint: Any = None,
                  is_positive_definite: Any = None, is_square: Any = True,
                  name: str | None = None):
-        self._init_operators(operators, dict(is_non_singular=is_non_singular,
-                                             is_self_adjoint=is_self_adjoint,
-                                             is_positive_definite=is_positive_definite,
-                                             is_square=is_square),
-                             name, "_ds_", {
+        self._init_operators(operators, is_non_singular, is_self_adjoint,
+                             is_positive_definite, is_square, name, "_ds_", {
                                  "is_non_singular": "The direct sum of non-singular "
                                                     "operators is always non-singular.",
                                  "is_self_adjoint": "The direct sum of self-adjoint "
