@@ -19,12 +19,12 @@ from graphcore.losses import util as weights_util
 from graphcore.ops import (
     array_ops,
     check_ops,
-    control_flow_ops,
     linalg_ops,
     math_ops,
     scatter_ops,
     state_ops,
 )
+from graphcore.ops import confusion_matrix as confusion_matrix_lib
 from graphcore.ops import variable_scope as vs
 from graphcore.ops import variables as variables_lib
 
@@ -632,38 +632,6 @@ def mean_per_class_accuracy(labels: Any, predictions: Any, num_classes: int,
                        metrics_collections, updates_collections)
 
 
-def _confusion_matrix(labels: Any, predictions: Any, num_classes: Any, weights: Any,
-                      dtype: Any) -> Any:
-    """TF's ``confusion_matrix`` with ``num_classes``: a ScatterNd of (label, prediction)
-    pairs after bound checks."""
-    with ops_lib.name_scope(None, "confusion_matrix",
-                            (predictions, labels, num_classes, weights)):
-        labels, predictions = weights_util.remove_squeezable_dimensions(
-            convert_to_tensor(labels, name="labels"),
-            convert_to_tensor(predictions, name="predictions"))
-        predictions = math_ops.cast(predictions, dtypes_lib.int64)
-        labels = math_ops.cast(labels, dtypes_lib.int64)
-        labels = control_flow_ops.with_dependencies([check_ops.assert_non_negative(
-            labels, message="`labels` contains negative values")], labels)
-        predictions = control_flow_ops.with_dependencies([check_ops.assert_non_negative(
-            predictions, message="`predictions` contains negative values")], predictions)
-        num_classes_int64 = math_ops.cast(num_classes, dtypes_lib.int64)
-        labels = control_flow_ops.with_dependencies([check_ops.assert_less(
-            labels, num_classes_int64, message="`labels` out of bound")], labels)
-        predictions = control_flow_ops.with_dependencies([check_ops.assert_less(
-            predictions, num_classes_int64, message="`predictions` out of bound")],
-            predictions)
-        if weights is not None:
-            weights = convert_to_tensor(weights, name="weights")
-            predictions.get_shape().assert_is_compatible_with(weights.get_shape())
-            weights = math_ops.cast(weights, dtype)
-        shape = array_ops.stack([num_classes, num_classes])
-        indices = array_ops.stack([labels, predictions], axis=1)
-        values = array_ops.ones_like(predictions, dtype) if weights is None else weights
-        return scatter_ops.scatter_nd(indices=indices, updates=values,
-                                      shape=math_ops.cast(shape, dtypes_lib.int64))
-
-
 def mean_iou(labels: Any, predictions: Any, num_classes: int, weights: Any = None,
              metrics_collections: Any = None, updates_collections: Any = None,
              name: str | None = None) -> tuple:
@@ -680,8 +648,8 @@ def mean_iou(labels: Any, predictions: Any, num_classes: int, weights: Any = Non
         num_classes_t = math_ops.cast(num_classes, dtypes_lib.int64)
         if weights is not None:
             weights = _flat(convert_to_tensor(weights))
-        current_cm = _confusion_matrix(labels, predictions, num_classes_t, weights,
-                                       dtypes_lib.float64)
+        current_cm = confusion_matrix_lib.confusion_matrix(
+            labels, predictions, num_classes_t, weights=weights, dtype=dtypes_lib.float64)
         update_op = state_ops.assign_add(total_cm, current_cm)
         sum_over_row = math_ops.cast(math_ops.reduce_sum(total_cm, 0), _float32)
         sum_over_col = math_ops.cast(math_ops.reduce_sum(total_cm, 1), _float32)
