@@ -286,19 +286,24 @@ def _dense(idx: np.ndarray, vals: np.ndarray, shape: np.ndarray) -> np.ndarray:
     return out
 
 
+def _reduction_axes(reduction_axes: np.ndarray, rank: int) -> tuple:
+    """The reduced axes, checked against ``rank`` (TF's message) and made non-negative,
+    sorted."""
+    axes = np.asarray(reduction_axes).reshape(-1)
+    for a in axes:
+        if not -rank <= a < rank:
+            raise _invalid(f"Invalid reduction dimension {a}, for input with {rank} "
+                           "dimensions.")
+    return tuple(sorted({int(a) % rank for a in axes})) if rank else ()
+
+
 @register_kernel("SparseReduceSum")
 def _sparse_reduce_sum(ctx: KernelContext):
     keep = ctx.node_def.attr["keep_dims"].b
 
     def compute(input_indices, input_values, input_shape, reduction_axes):
         idx, vals, shape = _sparse(input_indices, input_values, input_shape)
-        rank = len(shape)
-        axes = np.asarray(reduction_axes).reshape(-1)
-        for a in axes:
-            if not -rank <= a < rank:
-                raise _invalid(f"Invalid reduction dimension {a}, for input with {rank} "
-                               "dimensions.")
-        axes = tuple(sorted({int(a) % rank for a in axes})) if rank else ()
+        axes = _reduction_axes(reduction_axes, len(shape))
         return (np.asarray(np.sum(_dense(idx, vals, shape), axis=axes, keepdims=keep),
                            dtype=vals.dtype),)
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from graphcore.kernels.registry import KernelContext, register_kernel
-from graphcore.kernels.sparse_kernels import _invalid, _linear, _sparse
+from graphcore.kernels.sparse_kernels import _invalid, _linear, _reduction_axes, _sparse
 
 
 def _lowest(dtype: np.dtype):
@@ -21,12 +21,7 @@ def _groups(idx: np.ndarray, shape: np.ndarray, reduction_axes, keep: bool):
     """(the sorted group keys as index rows on the output, each entry's group, the
     output shape)."""
     rank = len(shape)
-    axes = np.asarray(reduction_axes).reshape(-1)
-    for a in axes:
-        if not -rank <= a < rank:
-            raise _invalid(f"Invalid reduction dimension {a}, for input with {rank} "
-                           "dimensions.")
-    reduced = {int(a) % rank for a in axes} if rank else set()
+    reduced = _reduction_axes(reduction_axes, rank)
     kept = [d for d in range(rank) if d not in reduced]
     kept_idx = idx[:, kept]
     kept_shape = shape[kept]
