@@ -9,8 +9,9 @@ from typing import Any
 import numpy as np
 
 from graphcore.framework import errors
+from graphcore.kernels.lookup_kernels import vocab_lines
 from graphcore.kernels.registry import KernelContext, register_kernel
-from graphcore.lib.io import checkpoint_format, file_io
+from graphcore.lib.io import checkpoint_format
 
 
 def _invalid(message: str) -> errors.InvalidArgumentError:
@@ -21,19 +22,6 @@ def _text(value: Any) -> str:
     value = np.asarray(value, dtype=object)
     item = value.reshape(-1)[0] if value.size else b""
     return item.decode("utf-8", "surrogateescape") if isinstance(item, bytes) else str(item)
-
-
-def _vocab_lines(filename: str, vocab_size: int = -1) -> list[str]:
-    lines = file_io.read_file_to_string(filename).split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()
-    lines = [line[:-1] if line.endswith("\r") else line for line in lines]
-    if vocab_size > 0:
-        if len(lines) < vocab_size:
-            raise _invalid(f"Invalid vocab_size in {filename}: expected {vocab_size} but got "
-                           f"{len(lines)}")
-        lines = lines[:vocab_size]
-    return lines
 
 
 @register_kernel("GenerateVocabRemapping")
@@ -49,14 +37,14 @@ def _generate_vocab_remapping(ctx: KernelContext):
         new_name = _text(new_vocab_file)
         if not new_name:
             raise _invalid("new vocab filename cannot be empty.")
-        new_vocab = _vocab_lines(new_name)
+        new_vocab = vocab_lines(new_name)
         if offset + num_new > len(new_vocab):
             raise _invalid("lookup table size must be larger than last new vocab entry's line")
         old_name = _text(old_vocab_file)
         if not old_name:
             raise _invalid("new vocab filename cannot be empty.")
         old_ids: dict[str, int] = {}
-        for i, token in enumerate(_vocab_lines(old_name, old_size)):
+        for i, token in enumerate(vocab_lines(old_name, old_size)):
             if token in old_ids:
                 raise _invalid(f"HashTable has different value for same key. Key {token} has "
                                f"{old_ids[token]} and trying to add value {i}")

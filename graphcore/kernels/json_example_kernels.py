@@ -14,6 +14,7 @@ from google.protobuf import json_format
 
 from graphcore.framework import errors
 from graphcore.kernels.registry import KernelContext, register_kernel
+from graphcore.lib.io.checkpoint_format import encode_varint
 from graphcore.protobuf import example_pb2
 
 # Feature's oneof: JSON names (camelCase and proto names) -> (field number, value writer).
@@ -21,18 +22,8 @@ _LISTS = {"bytesList": 1, "bytes_list": 1, "floatList": 2, "float_list": 2,
           "int64List": 3, "int64_list": 3}
 
 
-def _varint(n: int) -> bytes:
-    n &= (1 << 64) - 1
-    out = bytearray()
-    while n >= 0x80:
-        out.append((n & 0x7F) | 0x80)
-        n >>= 7
-    out.append(n)
-    return bytes(out)
-
-
 def _field(number: int, payload: bytes) -> bytes:
-    return _varint(number << 3 | 2) + _varint(len(payload)) + payload
+    return encode_varint(number << 3 | 2) + encode_varint(len(payload)) + payload
 
 
 def _list(kind: int, body: dict) -> bytes:
@@ -43,7 +34,7 @@ def _list(kind: int, body: dict) -> bytes:
         elif kind == 2:
             out += b"\x0d" + struct.pack("<f", float(v))
         else:
-            out += b"\x08" + _varint(int(v))
+            out += b"\x08" + encode_varint(int(v))
     return out
 
 

@@ -377,6 +377,23 @@ def _parse(text: str, dtype: np.dtype, filename: str, line_no: int, line: str) -
                     f"{line_no}: {line})")
 
 
+def vocab_lines(filename: str, vocab_size: int = -1) -> list[str]:
+    """The lines of a vocabulary file (no trailing empty line, "\\r\\n" ends taken as
+    "\\n"), the first ``vocab_size`` of them when it is positive (InvalidArgument when the
+    file has fewer)."""
+    lines = file_io.read_file_to_string(filename).split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    lines = [line[:-1] if line.endswith("\r") else line for line in lines]
+    if vocab_size > 0:
+        if len(lines) < vocab_size:
+            raise errors.InvalidArgumentError(
+                None, None, f"Invalid vocab_size in {filename}: expected {vocab_size} "
+                            f"but got {len(lines)}")
+        lines = lines[:vocab_size]
+    return lines
+
+
 @register_kernel("InitializeTableFromTextFileV2")
 def _initialize_from_text_file(ctx: KernelContext):
     attr = ctx.node_def.attr
@@ -400,16 +417,7 @@ def _initialize_from_text_file(ctx: KernelContext):
     def compute(table, filename):
         filename = filename.item() if isinstance(filename, np.ndarray) else filename
         filename = filename.decode() if isinstance(filename, bytes) else str(filename)
-        lines = file_io.read_file_to_string(filename).split("\n")
-        if lines and lines[-1] == "":
-            lines.pop()
-        lines = [line[:-1] if line.endswith("\r") else line for line in lines]
-        if vocab_size > 0:
-            if len(lines) < vocab_size:
-                raise errors.InvalidArgumentError(
-                    None, None, f"Invalid vocab_size in {filename}: expected {vocab_size} "
-                                f"but got {len(lines)}")
-            lines = lines[:vocab_size]
+        lines = vocab_lines(filename, vocab_size)
         keys, values = [], []
         for line_no, line in enumerate(lines):
             fields = line.split(delimiter) if delimiter else list(line)

@@ -16,6 +16,7 @@ from graphcore.framework import errors, tensor_util
 from graphcore.framework import tensor_shape as shape_lib
 from graphcore.kernels.registry import KernelContext, register_kernel
 from graphcore.lib.io import tf_record
+from graphcore.lib.io.checkpoint_format import encode_varint
 from graphcore.protobuf import example_pb2, tensor_pb2
 
 _LIST_OF = {dtypes_lib.float32: "float_list", dtypes_lib.int64: "int64_list",
@@ -323,15 +324,6 @@ def _decode_compressed(ctx: KernelContext):
     return compute
 
 
-def _varint(n: int) -> bytes:
-    out = bytearray()
-    while n >= 0x80:
-        out.append((n & 0x7F) | 0x80)
-        n >>= 7
-    out.append(n)
-    return bytes(out)
-
-
 def parse_tensor_proto(proto: tensor_pb2.TensorProto) -> np.ndarray:
     """The value of a TensorProto, string tensor_content included (TF's FromProto)."""
     if proto.dtype != dtypes_lib.string.as_datatype_enum or not proto.tensor_content:
@@ -368,7 +360,7 @@ def tensor_proto_bytes(a: np.ndarray, dtype: dtypes_lib.DType,
         proto.tensor_shape.dim.add(size=d)
     if dtype == dtypes_lib.string and strings_as_content:
         items = [bytes(s) for s in a.reshape(-1)]
-        proto.tensor_content = b"".join(_varint(len(s)) for s in items) + b"".join(items)
+        proto.tensor_content = b"".join(encode_varint(len(s)) for s in items) + b"".join(items)
     elif dtype == dtypes_lib.string:
         proto.string_val.extend(bytes(s) for s in a.reshape(-1))
     else:

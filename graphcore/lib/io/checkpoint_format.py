@@ -132,6 +132,8 @@ def masked_crc32c(data: bytes) -> int:
 
 
 def encode_varint(value: int) -> bytes:
+    """Protobuf's base-128 varint; a negative value as its 64-bit two's complement."""
+    value &= (1 << 64) - 1
     out = bytearray()
     while value >= 0x80:
         out.append((value & 0x7F) | 0x80)
