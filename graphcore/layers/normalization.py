@@ -18,21 +18,9 @@ from graphcore.framework import tensor_shape as shape_lib
 from graphcore.framework import tensor_util
 from graphcore.framework.tensor_conversion import convert_to_tensor
 from graphcore.layers.base import InputSpec, Layer, smart_cond
-from graphcore.ops import array_ops, init_ops, math_ops, nn_ops, state_ops
+from graphcore.ops import array_ops, init_ops, math_ops, nn_impl, nn_ops, state_ops
 
 __all__ = ["BatchNormalization", "batch_normalization"]
-
-
-def _batch_normalization(x: Any, mean: Any, variance: Any, offset: Any, scale: Any,
-                         variance_epsilon: float, name: str | None = None) -> Any:
-    """TF's ``nn.batch_normalization``: ``x * inv + (offset - mean * inv)`` with
-    ``inv = scale / sqrt(variance + epsilon)``, in a ``batchnorm`` scope."""
-    with ops_lib.name_scope(name, "batchnorm", [x, mean, variance, scale, offset]):
-        inv = math_ops.rsqrt(variance + variance_epsilon)
-        if scale is not None:
-            inv *= scale
-        return x * math_ops.cast(inv, x.dtype) + math_ops.cast(
-            offset - mean * inv if offset is not None else -mean * inv, x.dtype)
 
 
 class BatchNormalization(Layer):
@@ -180,8 +168,8 @@ class BatchNormalization(Layer):
             offset = math_ops.cast(offset, inputs.dtype)
         if scale is not None:
             scale = math_ops.cast(scale, inputs.dtype)
-        outputs = _batch_normalization(inputs, _broadcast(mean), _broadcast(variance),
-                                       offset, scale, self.epsilon)
+        outputs = nn_impl.batch_normalization(inputs, _broadcast(mean), _broadcast(variance),
+                                              offset, scale, self.epsilon)
         if inputs_dtype in (dtypes_lib.float16, dtypes_lib.bfloat16):
             outputs = math_ops.cast(outputs, inputs_dtype)
         outputs.set_shape(input_shape)

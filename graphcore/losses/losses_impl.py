@@ -9,7 +9,7 @@ from graphcore.framework import dtypes as dtypes_lib
 from graphcore.framework import ops as ops_lib
 from graphcore.framework.tensor_conversion import convert_to_tensor
 from graphcore.losses import util
-from graphcore.ops import array_ops, math_ops, nn_ops
+from graphcore.ops import array_ops, math_ops, nn_impl, nn_ops
 
 __all__ = [
     "Reduction",
@@ -276,20 +276,6 @@ def mean_squared_error(labels: Any, predictions: Any, weights: Any = 1.0,
                            lambda y, p: math_ops.squared_difference(p, y))
 
 
-def _sigmoid_cross_entropy_with_logits(labels: Any, logits: Any, name: str) -> Any:
-    """TF's ``nn.sigmoid_cross_entropy_with_logits`` (a ``logistic_loss`` scope), which
-    graphcore's tf.nn does not have: max(x, 0) - x * z + log(1 + exp(-|x|))."""
-    with ops_lib.name_scope(name, "logistic_loss", [logits, labels]) as name:
-        logits = convert_to_tensor(logits, name="logits")
-        labels = convert_to_tensor(labels, name="labels")
-        zeros = array_ops.zeros_like(logits, dtype=logits.dtype)
-        cond = logits >= zeros
-        relu_logits = array_ops.where(cond, logits, zeros)
-        neg_abs_logits = array_ops.where(cond, -logits, logits)
-        return math_ops.add(relu_logits - logits * labels,
-                            math_ops.log1p(math_ops.exp(neg_abs_logits)), name=name)
-
-
 def _logits_and_labels(logits: Any, labels: Any) -> tuple:
     """``logits`` as a tensor and ``labels`` cast to its dtype, of compatible shapes."""
     logits = convert_to_tensor(logits)
@@ -311,8 +297,8 @@ def sigmoid_cross_entropy(multi_class_labels: Any, logits: Any, weights: Any = 1
         if label_smoothing > 0:
             multi_class_labels = (multi_class_labels * (1 - label_smoothing)
                                   + 0.5 * label_smoothing)
-        losses = _sigmoid_cross_entropy_with_logits(labels=multi_class_labels, logits=logits,
-                                                    name="xentropy")
+        losses = nn_impl.sigmoid_cross_entropy_with_logits(
+            labels=multi_class_labels, logits=logits, name="xentropy")
         return compute_weighted_loss(losses, weights, scope, loss_collection,
                                      reduction=reduction)
 
