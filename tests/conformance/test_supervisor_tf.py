@@ -7,6 +7,7 @@ Skipped when TensorFlow is not installed."""
 
 import glob
 import os
+import time
 
 import numpy as np
 import pytest
@@ -65,6 +66,9 @@ def test_supervisor_trains_saves_and_restores_like_tf(tmp_path):
         for name, lib in (("gc", gc), ("tf", tf1)):
             logdir = str(tmp_path / name)
             first = _supervise(lib, logdir, 4)
+            # Event files are named by the second; a second writer in the same second
+            # truncates TF's file, where graphcore's appends (nothing lost): keep them apart.
+            time.sleep(1.1)
             second = _supervise(lib, logdir, 3)
             runs[name] = (first, second, sorted(os.path.basename(p) for p in
                                                 glob.glob(os.path.join(logdir, "*"))
