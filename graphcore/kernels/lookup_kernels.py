@@ -165,15 +165,22 @@ def _value_text(value: Any) -> str:
     return _key_text(value.item() if value.ndim == 0 else value)
 
 
+def _table_attrs(ctx: KernelContext) -> tuple:
+    """A table op's (container, shared name: its node's name under
+    use_node_name_sharing, key dtype, value dtype)."""
+    attr = ctx.node_def.attr
+    container = attr["container"].s.decode()
+    shared = attr["shared_name"].s.decode()
+    if not shared and attr["use_node_name_sharing"].b:
+        shared = ctx.name
+    return (container, shared, np.dtype(ctx.attr("key_dtype").as_numpy_dtype),
+            np.dtype(ctx.attr("value_dtype").as_numpy_dtype))
+
+
 def _table_op(initializable: bool):
     def factory(ctx: KernelContext):
         attr = ctx.node_def.attr
-        container = attr["container"].s.decode()
-        shared = attr["shared_name"].s.decode()
-        if not shared and attr["use_node_name_sharing"].b:
-            shared = ctx.name
-        key_dtype = np.dtype(ctx.attr("key_dtype").as_numpy_dtype)
-        value_dtype = np.dtype(ctx.attr("value_dtype").as_numpy_dtype)
+        container, shared, key_dtype, value_dtype = _table_attrs(ctx)
         value_shape = ()
         if "value_shape" in attr:
             value_shape = tuple(d.size for d in attr["value_shape"].shape.dim)
@@ -289,12 +296,7 @@ class DenseTableResource(TableResource):
 @register_kernel("MutableDenseHashTableV2")
 def _dense_table_op(ctx: KernelContext):
     attr = ctx.node_def.attr
-    container = attr["container"].s.decode()
-    shared = attr["shared_name"].s.decode()
-    if not shared and attr["use_node_name_sharing"].b:
-        shared = ctx.name
-    key_dtype = np.dtype(ctx.attr("key_dtype").as_numpy_dtype)
-    value_dtype = np.dtype(ctx.attr("value_dtype").as_numpy_dtype)
+    container, shared, key_dtype, value_dtype = _table_attrs(ctx)
     value_shape = tuple(d.size for d in attr["value_shape"].shape.dim)
     buckets, load = attr["initial_num_buckets"].i, attr["max_load_factor"].f
     node, store = ctx.name, ctx.resources
