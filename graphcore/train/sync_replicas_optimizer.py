@@ -37,7 +37,7 @@ from graphcore.framework import tensor_shape as shape_lib
 from graphcore.framework.op_def_library import apply_op
 from graphcore.framework.tensor_conversion import convert_to_tensor
 from graphcore.kernels.registry import KernelContext, register_kernel
-from graphcore.ops import array_ops, control_flow_ops, math_ops
+from graphcore.ops import accumulator_ops, array_ops, control_flow_ops, math_ops
 from graphcore.train import session_run_hook
 from graphcore.train.optimizer import Optimizer
 
@@ -187,41 +187,23 @@ def _accumulator_set_global_step(ctx: KernelContext):
     return compute
 
 
-class ConditionalAccumulator:
+class ConditionalAccumulator(accumulator_ops.ConditionalAccumulatorBase):
     """TF's ``tf.ConditionalAccumulator``: aggregates gradients of one shape, dropping
     those computed at a global step older than its own."""
 
+    _NUM_ACCUMULATED = "AccumulatorNumAccumulated"
+    _SET_GLOBAL_STEP = "AccumulatorSetGlobalStep"
+
     def __init__(self, dtype: Any, shape: Any = None, shared_name: str | None = None,
                  name: str = "conditional_accumulator", reduction_type: str = "MEAN"):
-        self._dtype = dtypes_lib.as_dtype(dtype)
-        self._shape = shape_lib.TensorShape(shape)
-        self._accumulator_ref = apply_op(
-            "ConditionalAccumulator", name=name, dtype=self._dtype,
-            shape=self._shape.as_proto(), shared_name=shared_name or "",
+        dtype = dtypes_lib.as_dtype(dtype)
+        shape = shape_lib.TensorShape(shape)
+        accumulator_ref = apply_op(
+            "ConditionalAccumulator", name=name, dtype=dtype,
+            shape=shape.as_proto(), shared_name=shared_name or "",
             reduction_type=reduction_type).outputs[0]
-        self._name = self._accumulator_ref.op.name
-
-    @property
-    def accumulator_ref(self) -> ops_lib.Tensor:
-        return self._accumulator_ref
-
-    @property
-    def name(self) -> str:
-        return self._name
-
-    @property
-    def dtype(self) -> dtypes_lib.DType:
-        return self._dtype
-
-    def num_accumulated(self, name: str | None = None) -> ops_lib.Tensor:
-        name = name or f"{self._name}_NumAccumulated"
-        return apply_op("AccumulatorNumAccumulated", name=name,
-                        handle=self._accumulator_ref).outputs[0]
-
-    def set_global_step(self, new_global_step: Any, name: str | None = None) -> Any:
-        step = math_ops.cast(convert_to_tensor(new_global_step), dtypes_lib.int64)
-        return apply_op("AccumulatorSetGlobalStep", name=name, handle=self._accumulator_ref,
-                        new_global_step=step)
+        super().__init__(dtype, shape, accumulator_ref)
+        self._name = accumulator_ref.op.name
 
     def apply_grad(self, grad: Any, local_step: Any = 0, name: str | None = None) -> Any:
         grad = convert_to_tensor(grad, dtype=self._dtype)
