@@ -99,28 +99,23 @@ def _check_rank4(x: np.ndarray) -> None:
         raise _invalid(f"input rank should be 4 instead of {x.ndim}")
 
 
-@register_kernel("SpaceToBatch")
-def _space_to_batch(ctx: KernelContext):
-    b = ctx.attr("block_size")
+def _square_block_kernel(fn):
+    """SpaceToBatch / BatchToSpace: the ND op's ``fn`` with a square block on 4-D input."""
+    def factory(ctx: KernelContext):
+        b = ctx.attr("block_size")
 
-    def compute(x, pads):
-        x = np.asarray(x)
-        _check_rank4(x)
-        return (space_to_batch(x, [b, b], pads),)
+        def compute(x, pads_or_crops):
+            x = np.asarray(x)
+            _check_rank4(x)
+            return (fn(x, [b, b], pads_or_crops),)
 
-    return compute
+        return compute
+
+    return factory
 
 
-@register_kernel("BatchToSpace")
-def _batch_to_space(ctx: KernelContext):
-    b = ctx.attr("block_size")
-
-    def compute(x, crops):
-        x = np.asarray(x)
-        _check_rank4(x)
-        return (batch_to_space(x, [b, b], crops),)
-
-    return compute
+register_kernel("SpaceToBatch")(_square_block_kernel(space_to_batch))
+register_kernel("BatchToSpace")(_square_block_kernel(batch_to_space))
 
 
 def _depth_kernel(to_depth: bool):

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from graphcore.framework import errors
-from graphcore.kernels.random_distribution_kernels import _stateless_rng, _truncated
+from graphcore.kernels.random_distribution_kernels import _STATELESS, _stateless_rng
 from graphcore.kernels.random_kernels import shape_of
 from graphcore.kernels.registry import KernelContext, register_kernel
 
@@ -110,11 +110,8 @@ def _gamma(ctx: KernelContext):
     return compute
 
 
-_FLOAT_DRAWS = {
-    "StatelessRandomUniformV2": lambda rng, dims: rng.random(dims),
-    "StatelessRandomNormalV2": lambda rng, dims: rng.standard_normal(dims),
-    "StatelessTruncatedNormalV2": _truncated,
-}
+# The V2 ops draw as the V1 ones, from a key/counter generator.
+_FLOAT_DRAWS = {f"{op_type}V2": draw for op_type, draw in _STATELESS.items()}
 
 
 def _float_kernel(draw):
