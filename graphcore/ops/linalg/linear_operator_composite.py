@@ -5,6 +5,7 @@ of determinants, Woodbury solves, block substitution)."""
 from __future__ import annotations
 
 import functools
+import operator
 from typing import Any
 
 from graphcore.framework import ops as ops_lib
@@ -104,8 +105,24 @@ class _OperatorList(LinearOperator):
 
 
 class _FactorwiseOperator(_OperatorList):
-    """A combination (Kronecker, direct sum) whose inverse and Cholesky factor are the same
-    combination of its operators' own."""
+    """A combination (Kronecker, direct sum) whose sizes combine its operators' sizes
+    (``_combine_static`` on ints, ``_combine`` on size tensors: multiply, add), and whose
+    inverse and Cholesky factor are the same combination of its operators' own."""
+
+    _combine_static: Any
+    _combine: Any
+
+    def _combined_dimension(self, attr: str) -> int | None:
+        dims = [getattr(op, attr) for op in self._operators]
+        return None if None in dims else functools.reduce(self._combine_static, dims)
+
+    def _shape(self):
+        return _batch_shape(self._operators).concatenate(
+            [self._combined_dimension("range_dimension"),
+             self._combined_dimension("domain_dimension")])
+
+    def _shape_tensor(self):
+        return _reduce_dimension_tensors(self._operators, self._combine)
 
     def _rebuilt(self, method: str, is_square: Any) -> LinearOperator:
         """The same combination of each operator's ``method()``, with this one's hints."""
@@ -199,16 +216,7 @@ class LinearOperatorKronecker(_FactorwiseOperator):
                                                          "positive-definite operators is "
                                                          "always positive-definite."})
 
-    def _dims(self, attr: str) -> int | None:
-        dims = [getattr(op, attr) for op in self._operators]
-        return None if None in dims else functools.reduce(lambda x, y: x * y, dims)
-
-    def _shape(self):
-        return _batch_shape(self._operators).concatenate(
-            [self._dims("range_dimension"), self._dims("domain_dimension")])
-
-    def _shape_tensor(self):
-        return _reduce_dimension_tensors(self._operators, math_ops.multiply)
+    _combine_static, _combine = operator.mul, staticmethod(math_ops.multiply)
 
     def _to_dense(self):
         return functools.reduce(_kron_dense, [op.to_dense() for op in self._operators])
@@ -303,16 +311,7 @@ class LinearOperatorBlockDiag(_FactorwiseOperator):
                                                          "operators is always positive "
                                                          "definite."})
 
-    def _sum(self, attr: str) -> int | None:
-        dims = [getattr(op, attr) for op in self._operators]
-        return None if None in dims else sum(dims)
-
-    def _shape(self):
-        return _batch_shape(self._operators).concatenate(
-            [self._sum("range_dimension"), self._sum("domain_dimension")])
-
-    def _shape_tensor(self):
-        return _reduce_dimension_tensors(self._operators, math_ops.add)
+    _combine_static, _combine = operator.add, staticmethod(math_ops.add)
 
     def _matmul(self, x, adjoint=False, adjoint_arg=False):
         x = adjoint_if(x, adjoint_arg)
