@@ -14,6 +14,7 @@ from graphcore.framework import tensor_shape as shape_lib
 from graphcore.framework.op_def_library import apply_op
 from graphcore.framework.tensor_conversion import convert_to_tensor
 from graphcore.ops import random_ops
+from graphcore.ops.window_shapes import with_rank
 
 __all__ = [
     "relu",
@@ -36,14 +37,6 @@ __all__ = [
 ]
 
 # -- shape-function helpers ---------------------------------------------------------------
-
-
-def _with_rank(shape: shape_lib.TensorShape, rank: int) -> shape_lib.TensorShape:
-    if shape.ndims is None:
-        return shape_lib.unknown_shape(rank=rank)
-    if shape.ndims != rank:
-        raise ValueError(f"Shape must be rank {rank} but is rank {shape.ndims}")
-    return shape
 
 
 def _with_rank_at_least(shape: shape_lib.TensorShape, rank: int) -> shape_lib.TensorShape:
@@ -102,7 +95,7 @@ def _broadcast_dims(a: list, b: list) -> list:
 def _xent_shape(op: ops_lib.Operation) -> list:
     f, lab = op.inputs[0].shape, op.inputs[1].shape
     try:
-        merged = _with_rank(f, 2).merge_with(lab)
+        merged = with_rank(f, 2).merge_with(lab)
         return [shape_lib.TensorShape([merged.as_list()[0]]), merged]
     except ValueError:
         pass
@@ -115,8 +108,8 @@ def _xent_shape(op: ops_lib.Operation) -> list:
 
 
 def _sparse_xent_shape(op: ops_lib.Operation) -> list:
-    features = _with_rank(op.inputs[0].shape, 2).as_list()
-    labels = _with_rank(op.inputs[1].shape, 1).as_list()
+    features = with_rank(op.inputs[0].shape, 2).as_list()
+    labels = with_rank(op.inputs[1].shape, 1).as_list()
     batch = _merge_dim(features[0], labels[0])
     return [shape_lib.TensorShape([batch]), shape_lib.TensorShape([batch, features[1]])]
 
@@ -126,7 +119,7 @@ def _data_format(op: ops_lib.Operation) -> str:
 
 
 def _bias_add_shape(op: ops_lib.Operation) -> list:
-    value, bias = op.inputs[0].shape, _with_rank(op.inputs[1].shape, 1)
+    value, bias = op.inputs[0].shape, with_rank(op.inputs[1].shape, 1)
     nchw = _data_format(op) == "NCHW"
     value = _with_rank_at_least(value, 3 if nchw else 2)
     if value.ndims is None:
@@ -149,8 +142,8 @@ def _bias_add_grad_shape(op: ops_lib.Operation) -> list:
 
 
 def _in_top_k_shape(op: ops_lib.Operation) -> list:
-    predictions = _with_rank(op.inputs[0].shape, 2).as_list()
-    targets = _with_rank(op.inputs[1].shape, 1).as_list()
+    predictions = with_rank(op.inputs[0].shape, 2).as_list()
+    targets = with_rank(op.inputs[1].shape, 1).as_list()
     if op.inputs[2].shape.ndims not in (None, 0):
         raise ValueError(f"Shape must be rank 0 but is rank {op.inputs[2].shape.ndims}")
     return [shape_lib.TensorShape([_merge_dim(predictions[0], targets[0])])]
