@@ -99,71 +99,57 @@ class Supervisor:
             _log.info("Found %d %s operations. Returning the first one.", len(op_list), key)
         return op_list[0] if op_list else None
 
+    def _op_or_default(self, value: Any, key: str, make: Any) -> Any:
+        """TF's USE_DEFAULT rule: ``value`` when given, else the first item of collection
+        ``key``, else ``make()``, added to that collection (unless None)."""
+        if value is not Supervisor.USE_DEFAULT:
+            return value
+        value = self._get_first_op_from_collection(key)
+        if value is None:
+            value = make()
+            if value is not None:
+                ops_lib.add_to_collection(key, value)
+        return value
+
     def _init_ready_op(self, ready_op: Any, ready_for_local_init_op: Any) -> None:
         from graphcore.ops import variables
 
-        if ready_op is Supervisor.USE_DEFAULT:
-            ready_op = self._get_first_op_from_collection(ops_lib.GraphKeys.READY_OP)
-            if ready_op is None:
-                ready_op = variables.report_uninitialized_variables()
-                ops_lib.add_to_collection(ops_lib.GraphKeys.READY_OP, ready_op)
-        self._ready_op = ready_op
-        if ready_for_local_init_op is Supervisor.USE_DEFAULT:
-            ready_for_local_init_op = self._get_first_op_from_collection(
-                ops_lib.GraphKeys.READY_FOR_LOCAL_INIT_OP)
-        self._ready_for_local_init_op = ready_for_local_init_op
+        self._ready_op = self._op_or_default(ready_op, ops_lib.GraphKeys.READY_OP,
+                                             variables.report_uninitialized_variables)
+        self._ready_for_local_init_op = self._op_or_default(
+            ready_for_local_init_op, ops_lib.GraphKeys.READY_FOR_LOCAL_INIT_OP, lambda: None)
 
     def _init_init_op(self, init_op: Any, init_feed_dict: Any) -> None:
         from graphcore.ops import variables
 
-        if init_op is Supervisor.USE_DEFAULT:
-            init_op = self._get_first_op_from_collection(ops_lib.GraphKeys.INIT_OP)
-            if init_op is None:
-                init_op = variables.global_variables_initializer()
-                ops_lib.add_to_collection(ops_lib.GraphKeys.INIT_OP, init_op)
-        self._init_op = init_op
+        self._init_op = self._op_or_default(init_op, ops_lib.GraphKeys.INIT_OP,
+                                            variables.global_variables_initializer)
         self._init_feed_dict = init_feed_dict
 
     def _init_local_init_op(self, local_init_op: Any) -> None:
         from graphcore.ops import control_flow_ops, lookup_ops, variables
 
-        if local_init_op is Supervisor.USE_DEFAULT:
-            local_init_op = self._get_first_op_from_collection(ops_lib.GraphKeys.LOCAL_INIT_OP)
-            if local_init_op is None:
-                local_init_op = control_flow_ops.group(
-                    variables.local_variables_initializer(), lookup_ops.tables_initializer())
-                ops_lib.add_to_collection(ops_lib.GraphKeys.LOCAL_INIT_OP, local_init_op)
-        self._local_init_op = local_init_op
+        self._local_init_op = self._op_or_default(
+            local_init_op, ops_lib.GraphKeys.LOCAL_INIT_OP,
+            lambda: control_flow_ops.group(variables.local_variables_initializer(),
+                                           lookup_ops.tables_initializer()))
 
     def _init_saver(self, saver: Any) -> None:
         from graphcore.ops import variables
 
-        if saver is Supervisor.USE_DEFAULT:
-            saver = self._get_first_op_from_collection(ops_lib.GraphKeys.SAVERS)
-            if saver is None and variables.global_variables():
-                saver = saver_mod.Saver()
-                ops_lib.add_to_collection(ops_lib.GraphKeys.SAVERS, saver)
-        self._saver = saver
+        self._saver = self._op_or_default(
+            saver, ops_lib.GraphKeys.SAVERS,
+            lambda: saver_mod.Saver() if variables.global_variables() else None)
 
     def _init_summary_op(self, summary_op: Any) -> None:
         from graphcore.summary import summary_ops
 
-        if summary_op is Supervisor.USE_DEFAULT:
-            summary_op = self._get_first_op_from_collection(ops_lib.GraphKeys.SUMMARY_OP)
-            if summary_op is None:
-                summary_op = summary_ops.merge_all()
-                if summary_op is not None:
-                    ops_lib.add_to_collection(ops_lib.GraphKeys.SUMMARY_OP, summary_op)
-        self._summary_op = summary_op
+        self._summary_op = self._op_or_default(summary_op, ops_lib.GraphKeys.SUMMARY_OP,
+                                               summary_ops.merge_all)
 
     def _init_global_step(self, global_step: Any) -> None:
-        if global_step is Supervisor.USE_DEFAULT:
-            global_step = self._get_first_op_from_collection(ops_lib.GraphKeys.GLOBAL_STEP)
-            if global_step is None:
-                global_step = self._default_global_step_tensor()
-                if global_step is not None:
-                    ops_lib.add_to_collection(ops_lib.GraphKeys.GLOBAL_STEP, global_step)
-        self._global_step = global_step
+        self._global_step = self._op_or_default(global_step, ops_lib.GraphKeys.GLOBAL_STEP,
+                                                self._default_global_step_tensor)
 
     def _default_global_step_tensor(self) -> Any:
         try:
