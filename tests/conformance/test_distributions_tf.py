@@ -267,8 +267,10 @@ def test_reparameterized_sample_gradients():
     # RandomGammaGrad at the same standard samples.
     np.testing.assert_allclose(gb, (-yv / [2.0, 1.0]).sum(0), rtol=1e-5)
     standard = (yv * [2.0, 1.0]).astype(F)
-    partial = tf_ref.raw_ops.RandomGammaGrad(alpha=np.broadcast_to(F([0.5, 3.0]), yv.shape),
-                                             sample=standard).numpy()
+    # In a TF graph of its own: other tests may have switched TF's eager mode off.
+    with tf_ref.compat.v1.Graph().as_default(), tf_ref.compat.v1.Session() as tf_sess:
+        partial = tf_sess.run(tf_ref.raw_ops.RandomGammaGrad(
+            alpha=np.broadcast_to(F([0.5, 3.0]), yv.shape), sample=standard))
     np.testing.assert_allclose(ga, (partial / [2.0, 1.0]).sum(0), rtol=1e-4)
 
 
