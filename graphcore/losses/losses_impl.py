@@ -10,6 +10,7 @@ from graphcore.framework import ops as ops_lib
 from graphcore.framework.tensor_conversion import convert_to_tensor
 from graphcore.losses import util
 from graphcore.ops import array_ops, math_ops, nn_impl, nn_ops
+from graphcore.platform.deprecation import deprecated_argument_lookup
 
 __all__ = [
     "Reduction",
@@ -176,9 +177,7 @@ def cosine_distance(labels: Any, predictions: Any, axis: int | None = None,
                     reduction: str = Reduction.SUM_BY_NONZERO_WEIGHTS,
                     dim: int | None = None) -> Any:
     """Weighted ``1 - sum(predictions * labels, axis)`` of unit-normalized inputs."""
-    if axis is not None and dim is not None:
-        raise ValueError("Cannot specify both 'axis' and 'dim'")
-    axis = dim if axis is None else axis
+    axis = deprecated_argument_lookup("axis", axis, "dim", dim)
     if axis is None:
         raise ValueError("You must specify argument `axis`.")
     return _pointwise_loss(

@@ -13,6 +13,7 @@ from graphcore.framework import ops as ops_lib
 from graphcore.framework import tensor_util
 from graphcore.framework.tensor_conversion import convert_to_tensor
 from graphcore.ops import array_ops, control_flow_ops, math_ops
+from graphcore.ops.confusion_matrix import remove_squeezable_dimensions  # noqa: F401  (TF's losses.util name)
 
 _ASSERT_BROADCASTABLE_ERROR_PREFIX = "weights can not be broadcast to values."
 
@@ -69,21 +70,3 @@ def broadcast_weights(weights: Any, values: Any) -> Any:
             return math_ops.multiply(weights, array_ops.ones_like(values), name=scope)
 
 
-def remove_squeezable_dimensions(labels: Any, predictions: Any,
-                                 expected_rank_diff: int = 0,
-                                 name: str | None = None) -> tuple:
-    """Squeezes a last dimension of size 1 from ``labels`` or ``predictions`` so that
-    rank(predictions) - rank(labels) == expected_rank_diff (static ranks only)."""
-    with ops_lib.name_scope(name, "remove_squeezable_dimensions", [labels, predictions]):
-        predictions = convert_to_tensor(predictions)
-        labels = convert_to_tensor(labels)
-        p_shape, l_shape = predictions.get_shape(), labels.get_shape()
-        if p_shape.ndims is not None and l_shape.ndims is not None:
-            rank_diff = p_shape.ndims - l_shape.ndims
-            if rank_diff == expected_rank_diff + 1 and \
-                    p_shape.dims[-1].is_compatible_with(1):
-                predictions = array_ops.squeeze(predictions, [-1])
-            elif rank_diff == expected_rank_diff - 1 and \
-                    l_shape.dims[-1].is_compatible_with(1):
-                labels = array_ops.squeeze(labels, [-1])
-        return labels, predictions

@@ -16,7 +16,7 @@ from graphcore.framework import ops as ops_lib
 from graphcore.framework.sparse_tensor import SparseTensor, SparseTensorValue
 from graphcore.framework.tensor_conversion import convert_to_tensor
 from graphcore.losses import util as weights_util
-from graphcore.metrics.metrics_impl import metric_variable
+from graphcore.metrics.metrics_impl import _finish, metric_variable
 from graphcore.ops import array_ops, control_flow_ops, math_ops, sparse_ops, state_ops
 from graphcore.ops.sets_ops import set_difference, set_intersection, set_size
 from graphcore.ops.sort_ops import top_k
@@ -125,11 +125,7 @@ def _ratio_metric(metric: str, other: str, labels: Any, predictions_idx: Any,
         value = math_ops.divide(tp, math_ops.add(tp, rest), name=scope)
         update = math_ops.divide(tp_update, math_ops.add(tp_update, rest_update),
                                  name="update")
-        if metrics_collections:
-            ops_lib.add_to_collections(metrics_collections, value)
-        if updates_collections:
-            ops_lib.add_to_collections(updates_collections, update)
-        return value, update
+        return _finish(value, update, metrics_collections, updates_collections)
 
 
 def precision_at_top_k(labels: Any, predictions_idx: Any, k: int | None = None,
@@ -276,11 +272,7 @@ def average_precision_at_k(labels: Any, predictions: Any, k: int, weights: Any =
                     name="update")
             value = math_ops.div_no_nan(total_var, max_var, name="mean")
             update = math_ops.div_no_nan(total_update, max_update, name=inner)
-            if metrics_collections:
-                ops_lib.add_to_collections(metrics_collections, value)
-            if updates_collections:
-                ops_lib.add_to_collections(updates_collections, update)
-            return value, update
+            return _finish(value, update, metrics_collections, updates_collections)
 
 
 sparse_average_precision_at_k = average_precision_at_k

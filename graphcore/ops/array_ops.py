@@ -14,6 +14,7 @@ from graphcore.framework import ops as ops_lib
 from graphcore.framework import tensor_shape as shape_lib
 from graphcore.framework.op_def_library import apply_op
 from graphcore.ops import gen_array_ops  # noqa: F401 - registers the array ops
+from graphcore.platform.deprecation import deprecated_argument_lookup
 from graphcore.protobuf import attr_value_pb2
 
 __all__ = [
@@ -258,9 +259,7 @@ def where(condition: Any, x: Any = None, y: Any = None, name: str | None = None)
 def squeeze(input: Any, axis: Any = None, name: str | None = None,  # noqa: A002
             squeeze_dims: Any = None) -> ops_lib.Tensor:
     """Removes size-1 dimensions (only those in ``axis`` when given)."""
-    if axis is not None and squeeze_dims is not None:
-        raise ValueError("Cannot specify both 'axis' and 'squeeze_dims'.")
-    axis = squeeze_dims if axis is None else axis
+    axis = deprecated_argument_lookup("axis", axis, "squeeze_dims", squeeze_dims)
     if np.isscalar(axis):
         axis = [axis]
     return apply_op("Squeeze", name=name, input=input,
@@ -393,9 +392,7 @@ def invert_permutation(x: Any, name: str | None = None) -> ops_lib.Tensor:
 def expand_dims(input: Any, axis: Any = None, name: str | None = None,  # noqa: A002
                 dim: Any = None) -> ops_lib.Tensor:
     """Inserts a size-1 dimension at ``axis`` (TF1's ``dim`` alias accepted)."""
-    if axis is not None and dim is not None:
-        raise ValueError("Cannot specify both 'axis' and 'dim'")
-    axis = dim if axis is None else axis
+    axis = deprecated_argument_lookup("axis", axis, "dim", dim)
     if axis is None:
         raise ValueError("Must specify an axis argument to tf.expand_dims()")
     return apply_op("ExpandDims", name=name, input=input, dim=axis).outputs[0]

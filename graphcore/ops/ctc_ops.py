@@ -15,6 +15,7 @@ from graphcore.framework.op_def_library import apply_op
 from graphcore.framework.sparse_tensor import SparseTensor
 from graphcore.framework.tensor_conversion import convert_to_tensor
 from graphcore.ops import array_ops, functional_ops, manip_ops, math_ops, scatter_ops
+from graphcore.platform.deprecation import deprecated_argument_lookup
 
 __all__ = ["collapse_repeated", "ctc_beam_search_decoder", "ctc_beam_search_decoder_v2",
            "ctc_greedy_decoder", "ctc_loss", "ctc_unique_labels"]
@@ -93,9 +94,7 @@ def ctc_loss(labels: Any, inputs: Any = None, sequence_length: Any = None,
     if not isinstance(labels, SparseTensor):
         raise TypeError("Expected argument `labels` to be a SparseTensor. Received labels="
                         f"{labels} of type: {type(labels).__name__}")
-    if inputs is not None and logits is not None:
-        raise ValueError("Cannot specify both 'logits' and 'inputs'")
-    inputs = logits if inputs is None else inputs
+    inputs = deprecated_argument_lookup("logits", logits, "inputs", inputs)
     inputs = convert_to_tensor(inputs, name="logits")
     if not time_major:
         inputs = array_ops.transpose(inputs, [1, 0, 2])

@@ -13,6 +13,7 @@ from graphcore.framework import tensor_shape as shape_lib
 from graphcore.framework.indexed_slices import constant_value_as_shape
 from graphcore.framework.op_def_library import apply_op
 from graphcore.framework.tensor_conversion import convert_to_tensor
+from graphcore.platform.deprecation import deprecated_argument_lookup
 
 __all__ = [
     "combined_non_max_suppression", "crop_and_resize", "draw_bounding_boxes",
@@ -320,9 +321,7 @@ def extract_image_patches(images: Any, ksizes: Any = None, strides: Any = None,
                           rates: Any = None, padding: Any = None, name: str | None = None,
                           sizes: Any = None) -> ops_lib.Tensor:
     """Patches of ``ksizes`` from ``images``, flattened into the depth axis."""
-    if ksizes is not None and sizes is not None:
-        raise ValueError("Cannot specify both 'sizes' and 'ksizes'")
-    ksizes = sizes if ksizes is None else ksizes
+    ksizes = deprecated_argument_lookup("sizes", sizes, "ksizes", ksizes)
     return apply_op("ExtractImagePatches", name=name, images=images, ksizes=ksizes,
                     strides=strides, rates=rates, padding=padding).outputs[0]
 

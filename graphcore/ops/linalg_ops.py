@@ -17,6 +17,7 @@ from graphcore.framework.op_def_library import apply_op
 from graphcore.framework.tensor_conversion import convert_to_tensor
 from graphcore.ops import array_ops, control_flow_ops, elementwise_ops, manip_ops, math_ops
 from graphcore.ops.gen_linalg_ops import parse_einsum
+from graphcore.platform.deprecation import deprecated_argument_lookup
 
 __all__ = [
     "adjoint", "band_part", "cholesky", "cholesky_solve", "cross", "det", "diag",
@@ -318,9 +319,7 @@ def matvec(a: Any, b: Any, transpose_a: bool = False, adjoint_a: bool = False,
 def norm(tensor: Any, ord: Any = "euclidean", axis: Any = None,  # noqa: A002
          keepdims: Any = None, name: str | None = None, keep_dims: Any = None) -> _T:
     """Vector and matrix norms ('euclidean'/'fro', 1, 2, inf, positive p)."""
-    if keepdims is not None and keep_dims is not None:
-        raise ValueError("Cannot specify both 'keepdims' and 'keep_dims'")
-    keepdims = builtins.bool(keepdims if keepdims is not None else keep_dims)
+    keepdims = builtins.bool(deprecated_argument_lookup("keepdims", keepdims, "keep_dims", keep_dims))
     is_matrix_norm = isinstance(axis, (tuple, list)) and len(axis) == 2
     if is_matrix_norm:
         axis = tuple(axis)

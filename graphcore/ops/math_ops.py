@@ -19,6 +19,7 @@ from graphcore.ops import (
     array_ops,
     gen_math_ops,  # noqa: F401 - registers the math ops
 )
+from graphcore.platform.deprecation import deprecated_argument_lookup
 
 __all__ = [
     "abs",
@@ -608,15 +609,6 @@ def _use_sparse_matmul(a: ops_lib.Tensor, b: ops_lib.Tensor, a_is_sparse: bool,
 
 # -- reductions -------------------------------------------------------------------------------
 
-def _lookup(new_name: str, new_value: Any, old_name: str, old_value: Any) -> Any:
-    """deprecation.deprecated_argument_lookup."""
-    if old_value is not None:
-        if new_value is not None:
-            raise ValueError(f"Cannot specify both '{old_name}' and '{new_name}'")
-        return old_value
-    return new_value
-
-
 def _reduction_dims(x: Any, axis: Any) -> Any:
     if axis is not None:
         return axis
@@ -636,8 +628,8 @@ def _make_reduce(op_type: str, doc: str) -> Callable:
     def reduce_fn(input_tensor: Any, axis: Any = None, keepdims: Any = None,
                   name: str | None = None, reduction_indices: Any = None,
                   keep_dims: Any = None) -> ops_lib.Tensor:
-        axis = _lookup("axis", axis, "reduction_indices", reduction_indices)
-        keepdims = _lookup("keepdims", keepdims, "keep_dims", keep_dims)
+        axis = deprecated_argument_lookup("axis", axis, "reduction_indices", reduction_indices)
+        keepdims = deprecated_argument_lookup("keepdims", keepdims, "keep_dims", keep_dims)
         keepdims = False if keepdims is None else builtins.bool(keepdims)
         dims = _reduction_dims(input_tensor, axis)
         out = _op(op_type, name, input=input_tensor, reduction_indices=dims,
@@ -665,7 +657,7 @@ for _fn, _n in ((reduce_sum, "reduce_sum"), (reduce_mean, "reduce_mean"),
 def _make_arg(op_type: str) -> Callable:
     def arg_fn(input: Any, axis: Any = None, name: str | None = None,  # noqa: A002
                dimension: Any = None, output_type: Any = dtypes_lib.int64) -> ops_lib.Tensor:
-        axis = _lookup("axis", axis, "dimension", dimension)
+        axis = deprecated_argument_lookup("axis", axis, "dimension", dimension)
         if axis is None:
             axis = 0
         if hasattr(axis, "dtype"):

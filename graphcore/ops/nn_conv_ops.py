@@ -16,7 +16,6 @@ from graphcore.framework.op_def_library import apply_op
 from graphcore.framework.tensor_conversion import convert_to_tensor
 from graphcore.ops import array_ops, math_ops
 from graphcore.ops.window_shapes import (
-    argument_lookup,
     conv_shape,
     convert_padding,
     get_sequence,
@@ -26,6 +25,7 @@ from graphcore.ops.window_shapes import (
     windowed_output_size,
     with_rank,
 )
+from graphcore.platform.deprecation import deprecated_argument_lookup
 
 __all__ = [
     "conv1d", "conv1d_transpose", "conv2d", "conv2d_backprop_filter", "conv2d_backprop_input",
@@ -227,7 +227,7 @@ def conv2d(input: Any, filter: Any = None, strides: Any = None,  # noqa: A002
            dilations: Any = (1, 1, 1, 1), name: str | None = None,
            filters: Any = None) -> ops_lib.Tensor:
     """2-D convolution of a 4-D ``input`` with a [h, w, in, out] ``filter``."""
-    filter = argument_lookup("filters", filters, "filter", filter)
+    filter = deprecated_argument_lookup("filters", filters, "filter", filter)
     padding, explicit = convert_padding(padding)
     if data_format is None:
         data_format = "NHWC"
@@ -274,7 +274,7 @@ def conv2d_backprop_input(input_sizes: Any, filter: Any = None,  # noqa: A002
                           dilations: Any = (1, 1, 1, 1), name: str | None = None,
                           filters: Any = None) -> ops_lib.Tensor:
     """The gradient of conv2d with respect to its input."""
-    filter = argument_lookup("filters", filters, "filter", filter)
+    filter = deprecated_argument_lookup("filters", filters, "filter", filter)
     padding, explicit = convert_padding(padding)
     return apply_op("Conv2DBackpropInput", name=name, input_sizes=input_sizes, filter=filter,
                     out_backprop=out_backprop, strides=strides, padding=padding,
@@ -350,8 +350,8 @@ def conv2d_transpose(value: Any = None, filter: Any = None,  # noqa: A002
                      input: Any = None, filters: Any = None,  # noqa: A002
                      dilations: Any = None) -> ops_lib.Tensor:
     """The transpose (gradient) of conv2d: ``value`` [N, H, W, out] to ``output_shape``."""
-    value = argument_lookup("input", input, "value", value)
-    filter = argument_lookup("filters", filters, "filter", filter)
+    value = deprecated_argument_lookup("input", input, "value", value)
+    filter = deprecated_argument_lookup("filters", filters, "filter", filter)
     with ops_lib.name_scope(name, "conv2d_transpose", [value, filter, output_shape]) as name:
         return conv2d_transpose_v2(value, filter, output_shape, strides, padding=padding,
                                    data_format=data_format, dilations=dilations, name=name)
@@ -362,7 +362,7 @@ def conv1d(value: Any = None, filters: Any = None, stride: Any = None, padding: 
            name: str | None = None, input: Any = None,  # noqa: A002
            dilations: Any = None) -> ops_lib.Tensor:
     """1-D convolution: ExpandDims to [N, 1, W, C], Conv2D, Squeeze (as TF builds it)."""
-    value = argument_lookup("input", input, "value", value)
+    value = deprecated_argument_lookup("input", input, "value", value)
     with ops_lib.name_scope(name, "conv1d", [value, filters]) as name:
         if data_format is None or data_format in ("NHWC", "NWC"):
             data_format, spatial_start_dim, channel_index = "NHWC", -3, 2
@@ -427,7 +427,7 @@ def conv3d(input: Any, filter: Any = None, strides: Any = None,  # noqa: A002
            dilations: Any = (1, 1, 1, 1, 1), name: str | None = None,
            filters: Any = None) -> ops_lib.Tensor:
     """3-D convolution of a 5-D ``input`` with a [d, h, w, in, out] ``filter``."""
-    filter = argument_lookup("filters", filters, "filter", filter)
+    filter = deprecated_argument_lookup("filters", filters, "filter", filter)
     return _gen_conv3d(input, filter, strides, padding, data_format, dilations, name)
 
 
@@ -476,8 +476,8 @@ def conv3d_transpose(value: Any, filter: Any = None, output_shape: Any = None,  
                      name: str | None = None, input: Any = None,  # noqa: A002
                      filters: Any = None, dilations: Any = None) -> ops_lib.Tensor:
     """The transpose (gradient) of conv3d."""
-    filter = argument_lookup("filters", filters, "filter", filter)
-    value = argument_lookup("input", input, "value", value)
+    filter = deprecated_argument_lookup("filters", filters, "filter", filter)
+    value = deprecated_argument_lookup("input", input, "value", value)
     return conv3d_transpose_v2(value, filter, output_shape, strides, padding=padding,
                                data_format=data_format, dilations=dilations, name=name)
 
@@ -548,8 +548,8 @@ def dilation2d(input: Any, filter: Any = None, strides: Any = None,  # noqa: A00
                rates: Any = None, padding: Any = None, name: str | None = None,
                filters: Any = None, dilations: Any = None) -> ops_lib.Tensor:
     """Grayscale morphological dilation: max over the window of input + filter."""
-    filter = argument_lookup("filters", filters, "filter", filter)
-    rates = argument_lookup("dilations", dilations, "rates", rates)
+    filter = deprecated_argument_lookup("filters", filters, "filter", filter)
+    rates = deprecated_argument_lookup("dilations", dilations, "rates", rates)
     return apply_op("Dilation2D", name=name, input=input, filter=filter, strides=strides,
                     rates=rates, padding=padding).outputs[0]
 

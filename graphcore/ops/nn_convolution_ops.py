@@ -16,7 +16,8 @@ from graphcore.framework import tensor_util
 from graphcore.framework.op_def_library import apply_op
 from graphcore.framework.tensor_conversion import convert_to_tensor
 from graphcore.ops import array_ops, nn_conv_ops, nn_pool_ops, space_ops
-from graphcore.ops.window_shapes import argument_lookup, convert_padding, get_sequence
+from graphcore.ops.window_shapes import convert_padding, get_sequence
+from graphcore.platform.deprecation import deprecated_argument_lookup
 
 __all__ = ["convolution", "pool", "atrous_conv2d", "atrous_conv2d_transpose",
            "depthwise_conv2d", "separable_conv2d", "with_space_to_batch"]
@@ -403,8 +404,8 @@ def convolution(input: Any, filter: Any = None, padding: Any = None,  # noqa: A0
                 data_format: str | None = None, filters: Any = None,
                 dilations: Any = None) -> ops_lib.Tensor:
     """N-D convolution (N = 1, 2, 3), strided or dilated (tf.compat.v1.nn.convolution)."""
-    filter = argument_lookup("filters", filters, "filter", filter)
-    dilation_rate = argument_lookup("dilations", dilations, "dilation_rate",
+    filter = deprecated_argument_lookup("filters", filters, "filter", filter)
+    dilation_rate = deprecated_argument_lookup("dilations", dilations, "dilation_rate",
                                         dilation_rate)
     return convolution_internal(input, filter, strides=strides, padding=padding,
                                 data_format=data_format, dilations=dilation_rate, name=name)
@@ -488,7 +489,7 @@ def depthwise_conv2d(input: Any, filter: Any, strides: Any, padding: Any,  # noq
                      data_format: str | None = None,
                      dilations: Any = None) -> ops_lib.Tensor:
     """Depthwise 2-D convolution, dilated by ``rate`` through with_space_to_batch."""
-    rate = argument_lookup("dilations", dilations, "rate", rate)
+    rate = deprecated_argument_lookup("dilations", dilations, "rate", rate)
     with ops_lib.name_scope(name, "depthwise", [input, filter]) as name:
         input = convert_to_tensor(input, name="tensor_in")
         filter = convert_to_tensor(filter, name="filter_in")
@@ -510,7 +511,7 @@ def separable_conv2d(input: Any, depthwise_filter: Any, pointwise_filter: Any,  
                      data_format: str | None = None,
                      dilations: Any = None) -> ops_lib.Tensor:
     """A depthwise convolution followed by a 1x1 (pointwise) Conv2D."""
-    rate = argument_lookup("dilations", dilations, "rate", rate)
+    rate = deprecated_argument_lookup("dilations", dilations, "rate", rate)
     with ops_lib.name_scope(name, "separable_conv2d",
                             [input, depthwise_filter, pointwise_filter]) as name:
         input = convert_to_tensor(input, name="tensor_in")
@@ -543,7 +544,7 @@ def pool(input: Any, window_shape: Any, pooling_type: str, padding: Any,  # noqa
          dilation_rate: Any = None, strides: Any = None, name: str | None = None,
          data_format: str | None = None, dilations: Any = None) -> ops_lib.Tensor:
     """N-D max or average pooling (N = 1, 2, 3), strided or dilated."""
-    dilation_rate = argument_lookup("dilations", dilations, "dilation_rate",
+    dilation_rate = deprecated_argument_lookup("dilations", dilations, "dilation_rate",
                                         dilation_rate)
     with ops_lib.name_scope(name, f"{pooling_type.lower()}_pool", [input]) as scope:
         input = convert_to_tensor(input, name="input")

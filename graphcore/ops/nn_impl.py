@@ -20,17 +20,12 @@ from graphcore.ops import (
     nn_ops,
     sparse_ops,
 )
+from graphcore.platform.deprecation import deprecated_argument_lookup
 
 __all__ = ["batch_norm_with_global_normalization", "batch_normalization",
            "log_poisson_loss", "nce_loss", "normalize_moments", "sampled_softmax_loss",
            "sigmoid_cross_entropy_with_logits", "sufficient_statistics",
            "weighted_cross_entropy_with_logits", "weighted_moments", "zero_fraction"]
-
-
-def _lookup(new_name: str, new_value: Any, old_name: str, old_value: Any) -> Any:
-    if new_value is not None and old_value is not None:
-        raise ValueError(f"Cannot specify both '{new_name}' and '{old_name}'")
-    return new_value if new_value is not None else old_value
 
 
 def _same_shape(a: ops_lib.Tensor, b: ops_lib.Tensor, message: str) -> None:
@@ -86,7 +81,7 @@ def weighted_cross_entropy_with_logits(labels: Any = None, logits: Any = None,
                                        pos_weight: Any = None, name: str | None = None,
                                        targets: Any = None) -> ops_lib.Tensor:
     """The logistic loss with the positive term weighted by ``pos_weight``."""
-    labels = _lookup("labels", labels, "targets", targets)
+    labels = deprecated_argument_lookup("labels", labels, "targets", targets)
     with ops_lib.name_scope(name, "logistic_loss", [logits, labels]) as name:
         logits = convert_to_tensor(logits, name="logits")
         labels = convert_to_tensor(labels, name="labels")
@@ -130,7 +125,7 @@ def sufficient_statistics(x: Any, axes: Any, shift: Any = None, keep_dims: Any =
                           name: str | None = None, keepdims: Any = None) -> tuple:
     """(count, sum(x - shift), sum((x - shift) ** 2), shift) over ``axes``."""
     axes = list(set(axes))
-    keep_dims = bool(_lookup("keepdims", keepdims, "keep_dims", keep_dims))
+    keep_dims = bool(deprecated_argument_lookup("keepdims", keepdims, "keep_dims", keep_dims))
     with ops_lib.name_scope(name, "sufficient_statistics", [x, shift]):
         x = convert_to_tensor(x, name="x")
         x_shape = x.get_shape()
@@ -176,7 +171,7 @@ def normalize_moments(counts: Any, mean_ss: Any, variance_ss: Any, shift: Any,
 def weighted_moments(x: Any, axes: Any, frequency_weights: Any, name: str | None = None,
                      keep_dims: Any = None, keepdims: Any = None) -> tuple:
     """(mean, variance) of ``x`` over ``axes``, each element counted by its weight."""
-    keep_dims = bool(_lookup("keepdims", keepdims, "keep_dims", keep_dims))
+    keep_dims = bool(deprecated_argument_lookup("keepdims", keepdims, "keep_dims", keep_dims))
     with ops_lib.name_scope(name, "weighted_moments", [x, frequency_weights, axes]):
         x = convert_to_tensor(x, name="x")
         frequency_weights = convert_to_tensor(frequency_weights, name="frequency_weights")
@@ -223,9 +218,9 @@ def batch_norm_with_global_normalization(t: Any = None, m: Any = None, v: Any = 
                                          mean: Any = None,
                                          variance: Any = None) -> ops_lib.Tensor:
     """batch_normalization with ``gamma`` applied only when scale_after_normalization."""
-    t = _lookup("input", input, "t", t)
-    m = _lookup("mean", mean, "m", m)
-    v = _lookup("variance", variance, "v", v)
+    t = deprecated_argument_lookup("input", input, "t", t)
+    m = deprecated_argument_lookup("mean", mean, "m", m)
+    v = deprecated_argument_lookup("variance", variance, "v", v)
     return batch_normalization(t, m, v, beta, gamma if scale_after_normalization else None,
                                variance_epsilon, name)
 

@@ -15,6 +15,7 @@ from graphcore.framework.op_def_library import apply_op
 from graphcore.framework.tensor_conversion import convert_to_tensor
 from graphcore.ops import random_ops
 from graphcore.ops.window_shapes import with_rank
+from graphcore.platform.deprecation import deprecated_argument_lookup
 
 __all__ = [
     "relu",
@@ -288,9 +289,7 @@ def _wrap_2d_function(inputs: Any, op_type: str, dim: Any = -1,
 
 
 def _axis_lookup(axis: Any, dim: Any) -> Any:
-    if axis is not None and dim is not None:
-        raise ValueError("Cannot specify both 'axis' and 'dim'")
-    axis = dim if axis is None else axis
+    axis = deprecated_argument_lookup("axis", axis, "dim", dim)
     return -1 if axis is None else axis
 
 

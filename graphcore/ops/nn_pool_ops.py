@@ -24,6 +24,7 @@ from graphcore.ops.window_shapes import (
     windowed_output_size,
     with_rank,
 )
+from graphcore.platform.deprecation import deprecated_argument_lookup
 
 __all__ = [
     "max_pool", "max_pool1d", "max_pool2d", "max_pool3d", "max_pool_v2", "avg_pool",
@@ -138,11 +139,7 @@ _MaxPoolWithArgmaxOutput = collections.namedtuple("MaxPoolWithArgmax", ["output"
 
 
 def _lookup_input(value: Any, input: Any) -> Any:  # noqa: A002
-    if input is not None:
-        if value is not None:
-            raise ValueError("Cannot specify both 'input' and 'value'")
-        return input
-    return value
+    return deprecated_argument_lookup("input", input, "value", value)
 
 
 def max_pool(value: Any, ksize: Any, strides: Any, padding: Any, data_format: str = "NHWC",

@@ -23,6 +23,7 @@ from graphcore.framework.sparse_tensor import SparseTensor
 from graphcore.framework.tensor_conversion import convert_to_tensor
 from graphcore.ops import array_ops, control_flow_ops, math_ops, sparse_ops
 from graphcore.platform import tf_logging as logging
+from graphcore.platform.deprecation import deprecated_argument_lookup
 
 __all__ = ["FixedLenFeature", "FixedLenSequenceFeature", "SparseFeature", "VarLenFeature",
            "decode_compressed", "decode_csv", "decode_json_example", "decode_raw",
@@ -322,9 +323,7 @@ def decode_raw(input_bytes: Any = None, out_type: Any = None, little_endian: boo
                name: str | None = None, bytes: Any = None) -> ops_lib.Tensor:  # noqa: A002
     """The bytes of each string of ``input_bytes`` as a vector of ``out_type`` (a new last
     dimension); ``bytes`` is the deprecated name of ``input_bytes``."""
-    if input_bytes is not None and bytes is not None:
-        raise ValueError("Cannot specify both 'input_bytes' and 'bytes'")
-    input_bytes = bytes if input_bytes is None else input_bytes
+    input_bytes = deprecated_argument_lookup("input_bytes", input_bytes, "bytes", bytes)
     if out_type is None:
         raise ValueError("decode_raw_v1() missing 1 positional argument: 'out_type'")
     return apply_op("DecodeRaw", name=name, bytes=input_bytes, out_type=out_type,

@@ -18,6 +18,7 @@ from graphcore.framework.op_def_library import apply_op
 from graphcore.framework.tensor_conversion import convert_to_tensor
 from graphcore.ops import array_ops
 from graphcore.ops.image_box_ops import extract_image_patches
+from graphcore.platform.deprecation import deprecated_argument_lookup
 
 __all__ = ["batch_to_space", "batch_to_space_nd", "depth_to_space", "extract_image_patches",
            "required_space_to_batch_paddings", "space_to_batch", "space_to_batch_nd",
@@ -166,16 +167,10 @@ def batch_to_space_nd(input: Any, block_shape: Any, crops: Any,  # noqa: A002
                     crops=crops).outputs[0]
 
 
-def _lookup(new_name: str, new_value: Any, old_name: str, old_value: Any) -> Any:
-    if new_value is not None and old_value is not None:
-        raise ValueError(f"Cannot specify both '{new_name}' and '{old_name}'")
-    return new_value if new_value is not None else old_value
-
-
 def space_to_batch(input: Any, paddings: Any, block_size: Any = None,  # noqa: A002
                    name: str | None = None, block_shape: Any = None) -> ops_lib.Tensor:
     """space_to_batch_nd of a 4-D ``input`` with a square block (TF1's signature)."""
-    block_size = _lookup("block_shape", block_shape, "block_size", block_size)
+    block_size = deprecated_argument_lookup("block_shape", block_shape, "block_size", block_size)
     result = space_to_batch_nd(input, paddings=paddings,
                                block_shape=np.array([block_size, block_size], np.int64),
                                name=name)
@@ -186,7 +181,7 @@ def space_to_batch(input: Any, paddings: Any, block_size: Any = None,  # noqa: A
 def batch_to_space(input: Any, crops: Any, block_size: Any,  # noqa: A002
                    name: str | None = None, block_shape: Any = None) -> ops_lib.Tensor:
     """batch_to_space_nd of a 4-D ``input`` with a square block (TF1's signature)."""
-    block_size = _lookup("block_shape", block_shape, "block_size", block_size)
+    block_size = deprecated_argument_lookup("block_shape", block_shape, "block_size", block_size)
     result = batch_to_space_nd(input, crops=crops,
                                block_shape=np.array([block_size, block_size], np.int64),
                                name=name)

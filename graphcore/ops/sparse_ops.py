@@ -22,6 +22,7 @@ from graphcore.framework.op_def_library import apply_op
 from graphcore.framework.sparse_tensor import SparseTensor, SparseTensorValue
 from graphcore.framework.tensor_conversion import convert_to_tensor
 from graphcore.ops import array_ops, manip_ops, math_ops, scatter_ops
+from graphcore.platform.deprecation import deprecated_argument_lookup
 
 __all__ = [
     "sparse_add", "sparse_concat", "sparse_fill_empty_rows", "sparse_mask",
@@ -256,9 +257,7 @@ def sparse_tensor_to_dense(sp_input: Any, default_value: Any = None,
 def sparse_add(a: Any, b: Any, threshold: Any = None, thresh: Any = None) -> Any:
     """Sparse + sparse (SparseAdd; sums below ``threshold`` in magnitude dropped) or
     sparse + dense (SparseTensorDenseAdd, a dense result)."""
-    if threshold is not None and thresh is not None:
-        raise ValueError("Cannot specify both 'threshold' and 'thresh'.")
-    threshold = thresh if threshold is None else threshold
+    threshold = deprecated_argument_lookup("threshold", threshold, "thresh", thresh)
     if threshold is None:
         threshold = 0
     sparse_classes = (SparseTensor, SparseTensorValue)
@@ -350,10 +349,7 @@ def sparse_concat(axis: Any, sp_inputs: Any, name: str | None = None,
     ``expand_nonconcat_dim`` the other dimensions grow to the largest input's."""
     if expand_nonconcat_dims is not None:
         expand_nonconcat_dim = expand_nonconcat_dims
-    if concat_dim is not None:
-        if axis is not None:
-            raise ValueError("Cannot specify both 'axis' and 'concat_dim'.")
-        axis = concat_dim
+    axis = deprecated_argument_lookup("axis", axis, "concat_dim", concat_dim)
     if not isinstance(sp_inputs, (list, tuple)):
         raise TypeError("Inputs must be a list or tuple.")
     sp_inputs = [_convert_to_sparse_tensor(s) for s in sp_inputs]
@@ -406,12 +402,8 @@ def _reduction_axes(sp_input: SparseTensor, axis: Any) -> Any:
 def sparse_reduce_sum(sp_input: Any, axis: Any = None, keepdims: Any = None,
                       reduction_axes: Any = None, keep_dims: Any = None) -> ops_lib.Tensor:
     """The dense sum of ``sp_input`` over ``axis`` (all by default) (SparseReduceSum)."""
-    if keepdims is not None and keep_dims is not None:
-        raise ValueError("Cannot specify both 'keepdims' and 'keep_dims'.")
-    keepdims = keep_dims if keepdims is None else keepdims
-    if axis is not None and reduction_axes is not None:
-        raise ValueError("Cannot specify both 'axis' and 'reduction_axes'.")
-    axis = reduction_axes if axis is None else axis
+    keepdims = deprecated_argument_lookup("keepdims", keepdims, "keep_dims", keep_dims)
+    axis = deprecated_argument_lookup("axis", axis, "reduction_axes", reduction_axes)
     sp_input = _convert_to_sparse_tensor(sp_input)
     return apply_op("SparseReduceSum", input_indices=sp_input.indices,
                     input_values=sp_input.values, input_shape=sp_input.dense_shape,

@@ -16,6 +16,7 @@ from graphcore.framework.gradient_registry import RegisterGradient
 from graphcore.framework.op_def_library import apply_op
 from graphcore.framework.sparse_tensor import SparseTensor
 from graphcore.ops.sparse_ops import _convert_to_sparse_tensor, _reduce_sum_shape, _reduction_axes
+from graphcore.platform.deprecation import deprecated_argument_lookup
 
 __all__ = ["sparse_maximum", "sparse_minimum", "sparse_reduce_max", "sparse_reduce_max_sparse",
            "sparse_reduce_sum_sparse"]
@@ -65,16 +66,10 @@ def _sparse_sparse_minimum_grad(unused_op: ops_lib.Operation, *unused_grads: Any
     raise NotImplementedError("Gradient for SparseSparseMinimum is not implemented.")
 
 
-def _lookup(new: Any, old: Any, new_name: str, old_name: str) -> Any:
-    if new is not None and old is not None:
-        raise ValueError(f"Cannot specify both '{new_name}' and '{old_name}'.")
-    return old if new is None else new
-
-
 def _reduce(op_type: str, sp_input: Any, axis: Any, keepdims: Any, reduction_axes: Any,
             keep_dims: Any) -> list:
-    keepdims = _lookup(keepdims, keep_dims, "keepdims", "keep_dims")
-    axis = _lookup(axis, reduction_axes, "axis", "reduction_axes")
+    keepdims = deprecated_argument_lookup("keepdims", keepdims, "keep_dims", keep_dims)
+    axis = deprecated_argument_lookup("axis", axis, "reduction_axes", reduction_axes)
     return list(apply_op(op_type, input_indices=sp_input.indices, input_values=sp_input.values,
                          input_shape=sp_input.dense_shape,
                          reduction_axes=_reduction_axes(sp_input, axis),

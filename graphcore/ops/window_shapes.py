@@ -201,13 +201,3 @@ def convert_padding(padding: object, expected_length: int = 4) -> tuple[object, 
                              f"Received: padding={padding} of size {len(padding)}")
         padding = "EXPLICIT"
     return padding, explicit
-
-
-def argument_lookup(new_name: str, new_value: object, old_name: str,
-                    old_value: object) -> object:
-    """TF's deprecated_argument_lookup: ``new_name`` replaces ``old_name``."""
-    if new_value is not None:
-        if old_value is not None:
-            raise ValueError(f"Cannot specify both '{old_name}' and '{new_name}'")
-        return new_value
-    return old_value
