@@ -269,6 +269,37 @@ class _VariableStore:
         self.lock = threading.RLock()
         self.current = VariableScope(False)
 
+    def unique_scope_name(self, parent: str, default_name: str) -> str:
+        """``default_name``, or ``default_name_<i>`` with the smallest ``i`` whose scope
+        is not open, under ``parent`` (TF's _get_unique_variable_scope)."""
+        with self.lock:
+            prefix = f"{parent}/{default_name}" if parent else default_name
+            if not self.scope_counts.get(prefix):
+                return default_name
+            i = 1
+            while self.scope_counts.get(f"{prefix}_{i}"):
+                i += 1
+            return f"{default_name}_{i}"
+
+    def open_scope(self, name: str, by_object: bool) -> dict | None:
+        """Counts ``name`` as opened; a scope entered by its object returns the counts to
+        restore when it is left."""
+        with self.lock:
+            self.scope_counts[name] = self.scope_counts.get(name, 0) + 1
+            return dict(self.scope_counts) if by_object else None
+
+    def close_scope(self, name: str, saved_counts: dict | None) -> None:
+        """Leaving ``name``: its sub-scopes' counts are forgotten, or, for a scope entered
+        by its object, the counts found on entry are restored."""
+        with self.lock:
+            if saved_counts is not None:
+                self.scope_counts = saved_counts
+                return
+            prefix = name + "/"
+            for key in self.scope_counts:
+                if key.startswith(prefix):
+                    self.scope_counts[key] = 0
+
     def get_variable(self, name: str, shape: Any = None, dtype: Any = dtypes_lib.float32,
                      initializer: Any = None, regularizer: Any = None, reuse: Any = None,
                      trainable: bool | None = None, collections: list | None = None,
@@ -547,23 +578,20 @@ def variable_scope(name_or_scope: Any, default_name: str | None = None, values: 
         parent = store.current
         if isinstance(name_or_scope, VariableScope):
             var_name = name_or_scope.name
-            name_scope_arg = name_or_scope.original_name_scope or (var_name + "/")
+            # TF opens a new name scope named after the scope's last part; the
+            # variable scope keeps the name scope it was created in.
+            name_scope_arg = var_name.split("/")[-1]
             base = name_or_scope
         else:
-            if name_or_scope is not None:
-                rel = name_or_scope
-            else:
-                with store.lock:
-                    prefix = f"{parent.name}/{default_name}" if parent.name else default_name
-                    count = store.scope_counts.get(prefix, 0)
-                    store.scope_counts[prefix] = count + 1
-                rel = default_name if count == 0 else f"{default_name}_{count}"
+            rel = name_or_scope if name_or_scope is not None else \
+                store.unique_scope_name(parent.name, default_name)
             var_name = f"{parent.name}/{rel}" if parent.name else rel
             name_scope_arg = rel
             base = parent
-        if isinstance(name_or_scope, str):
-            with store.lock:
-                store.scope_counts[var_name] = store.scope_counts.get(var_name, 0) + 1
+        # TF's counts: opening a scope counts its name; leaving a scope by name forgets
+        # its sub-scopes (so a reused scope names its default-named children as the first
+        # time), leaving a scope object restores the counts it found.
+        saved_counts = store.open_scope(var_name, isinstance(name_or_scope, VariableScope))
         new_reuse = reuse if reuse not in (None, False) else (
             base.reuse if isinstance(name_or_scope, VariableScope) else parent.reuse)
         if not auxiliary_name_scope:
@@ -593,6 +621,7 @@ def variable_scope(name_or_scope: Any, default_name: str | None = None, values: 
                 yield scope
             finally:
                 store.current = parent
+                store.close_scope(var_name, saved_counts)
 
 
 def variable_op_scope(values: Any, name_or_scope: Any, default_name: str | None = None,

@@ -54,6 +54,33 @@ def _outer_reuse(lib, L, x):
     return a + b + c + d
 
 
+def _gan_reuse(lib, L, x):
+    """A GAN's discriminator called twice, the second time in its scope reopened with
+    reuse=True: its default-named layers find the first call's variables."""
+    def disc(h, reuse=False):
+        with lib.variable_scope("disc", reuse=reuse):
+            return L.dense(L.dense(h, 4, activation=lib.nn.leaky_relu), 1)
+    return disc(x) + disc(x * 2.0, reuse=True)
+
+
+def _default_names(lib, L, x):
+    """Default scope names skip names already opened (``dense_1`` by hand), a scope
+    reopened by its object reuses its first layer, and default-named scopes count per
+    parent."""
+    with lib.variable_scope("net") as net:
+        a = L.dense(x, 2)
+        b = L.dense(x, 2, name="dense_1")
+        c = L.dense(x, 2)
+    with lib.variable_scope(net, reuse=True):
+        d = L.dense(x, 2)
+    with lib.variable_scope("block"):
+        with lib.variable_scope(None, default_name="unit"):
+            e = L.dense(x, 2)
+        with lib.variable_scope(None, default_name="unit"):
+            f = L.dense(x, 2)
+    return a + b + c + d + e + f
+
+
 def _bn_tensor_training(lib, L, x):
     training = lib.placeholder_with_default(True, [], name="training")
     return L.batch_normalization(x, training=training, momentum=0.9)
@@ -69,6 +96,8 @@ CASES = [
     ("dense_twice", (4, 6), _twice),
     ("dense_reuse", (4, 6), _reused),
     ("outer_scope_reuse", (4, 6), _outer_reuse),
+    ("gan_scope_reuse", (4, 6), _gan_reuse),
+    ("default_scope_names", (4, 6), _default_names),
     ("conv2d_same", (2, 7, 6, 3), lambda lib, L, x: L.conv2d(
         x, 4, 3, padding="same", activation=lib.nn.relu)),
     ("conv2d_strided", (2, 9, 8, 3), lambda lib, L, x: L.Conv2D(
