@@ -5,12 +5,11 @@ list output) or a namedtuple of the outputs by their OpDef names, as TF's raw op
 
 from __future__ import annotations
 
-import collections
 import functools
 from typing import Any
 
 from graphcore.framework import op_registry
-from graphcore.framework.op_def_library import apply_op
+from graphcore.framework.op_def_library import apply_op, op_outputs
 
 # Arguments TF's raw ops name differently from the OpDef (TF's api_def renames).
 _REDUCTION = {"axis": "reduction_indices"}
@@ -26,14 +25,8 @@ _RENAMED: dict[str, dict[str, str]] = {
 }
 
 
-@functools.cache
-def _output_tuple(op_type: str, names: tuple[str, ...]) -> type:
-    return collections.namedtuple(op_type, names)
-
-
 def _raw_op(op_type: str):
     op_def = op_registry.get(op_type).op_def
-    outputs = list(op_def.output_arg)
 
     def call(*args: Any, **kwargs: Any) -> Any:
         if args:
@@ -43,22 +36,7 @@ def _raw_op(op_type: str):
         renamed = _RENAMED.get(op_type, {})
         kwargs = {renamed.get(k, k): v for k, v in kwargs.items()}
         op = apply_op(op_type, name=name, **kwargs)
-        if not outputs:
-            return op
-        grouped: list = []
-        index = 0
-        for arg in outputs:
-            if arg.number_attr or arg.type_list_attr:
-                count = (op.get_attr(arg.number_attr) if arg.number_attr
-                         else len(op.get_attr(arg.type_list_attr)))
-                grouped.append(op.outputs[index:index + count])
-                index += count
-            else:
-                grouped.append(op.outputs[index])
-                index += 1
-        if len(grouped) == 1:
-            return grouped[0]
-        return _output_tuple(op_type, tuple(a.name for a in outputs))(*grouped)
+        return op_outputs(op)
 
     call.__name__ = op_type
     call.__qualname__ = op_type

@@ -8,6 +8,8 @@ with their ref inputs, and adds the op to the graph of its inputs.
 
 from __future__ import annotations
 
+import collections
+import functools
 from typing import Any
 
 from graphcore.framework import dtypes as dtypes_lib
@@ -63,6 +65,35 @@ def apply_op(op_type: str, name: str | None = None, **keywords: Any) -> ops_lib.
             with _colocate_all(graph, ref_inputs):
                 return graph._create_op_internal(reg, inputs, output_types, scope, attrs)
         return graph._create_op_internal(reg, inputs, output_types, scope, attrs)
+
+
+@functools.cache
+def _output_tuple(op_type: str, names: tuple[str, ...]) -> type:
+    return collections.namedtuple(op_type, names)
+
+
+def op_outputs(op: ops_lib.Operation) -> Any:
+    """``op``'s outputs as TF's generated wrappers return them: the one output (or list
+    output) alone, several as a namedtuple named after the op type with the OpDef's
+    output names (list outputs grouped), the Operation when it has none."""
+    outputs = list(op_registry.get(op.type).op_def.output_arg)
+    if not outputs:
+        return op
+    grouped: list = []
+    index = 0
+    for arg in outputs:
+        if arg.number_attr or arg.type_list_attr:
+            count = (op.get_attr(arg.number_attr) if arg.number_attr
+                     else len(op.get_attr(arg.type_list_attr)))
+            grouped.append(op.outputs[index:index + count])
+            index += count
+        else:
+            grouped.append(op.outputs[index])
+            index += 1
+    if len(grouped) == 1:
+        return grouped[0]
+    return _output_tuple(op.type, tuple(a.name for a in outputs))(*grouped)
+
 
 
 class _colocate_all:

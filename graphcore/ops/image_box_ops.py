@@ -11,7 +11,7 @@ from graphcore.framework import op_registry, tensor_util
 from graphcore.framework import ops as ops_lib
 from graphcore.framework import tensor_shape as shape_lib
 from graphcore.framework.indexed_slices import constant_value_as_shape
-from graphcore.framework.op_def_library import apply_op
+from graphcore.framework.op_def_library import apply_op, op_outputs
 from graphcore.framework.tensor_conversion import convert_to_tensor
 from graphcore.platform.deprecation import deprecated_argument_lookup
 
@@ -272,12 +272,12 @@ def combined_non_max_suppression(boxes: Any, scores: Any, max_output_size_per_cl
         score_threshold = convert_to_tensor(score_threshold, dtype=dtypes_lib.float32,
                                             name="score_threshold")
         max_total_size = convert_to_tensor(max_total_size)
-        return tuple(apply_op(
+        return op_outputs(apply_op(
             "CombinedNonMaxSuppression", boxes=boxes, scores=scores,
             max_output_size_per_class=max_output_size_per_class,
             max_total_size=max_total_size, iou_threshold=iou_threshold,
             score_threshold=score_threshold, pad_per_class=pad_per_class,
-            clip_boxes=clip_boxes).outputs)
+            clip_boxes=clip_boxes))
 
 
 def draw_bounding_boxes(images: Any, boxes: Any, name: str | None = None,
@@ -303,9 +303,9 @@ def sample_distorted_bounding_box(image_size: Any, bounding_boxes: Any,
                                ("use_image_if_no_bounding_boxes",
                                 use_image_if_no_bounding_boxes)) if v is not None}
     with ops_lib.name_scope(name, "sample_distorted_bounding_box"):
-        return tuple(apply_op("SampleDistortedBoundingBoxV2", name=name, image_size=image_size,
-                              bounding_boxes=bounding_boxes,
-                              min_object_covered=min_object_covered, **attrs).outputs)
+        return op_outputs(apply_op("SampleDistortedBoundingBoxV2", name=name,
+                                   image_size=image_size, bounding_boxes=bounding_boxes,
+                                   min_object_covered=min_object_covered, **attrs))
 
 
 def extract_glimpse(input: Any, size: Any, offsets: Any, centered: bool = True,  # noqa: A002

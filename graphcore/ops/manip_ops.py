@@ -12,7 +12,7 @@ from graphcore.framework import common_shapes, op_registry, tensor_util
 from graphcore.framework import dtypes as dtypes_lib
 from graphcore.framework import ops as ops_lib
 from graphcore.framework import tensor_shape as shape_lib
-from graphcore.framework.op_def_library import apply_op
+from graphcore.framework.op_def_library import apply_op, op_outputs
 from graphcore.framework.tensor_conversion import convert_to_tensor
 from graphcore.ops import array_ops, math_ops
 
@@ -244,22 +244,19 @@ def parallel_stack(values: list, name: str = "parallel_stack") -> ops_lib.Tensor
 def unique(x: Any, out_idx: Any = dtypes_lib.int32, name: str | None = None) -> tuple:
     """(the distinct elements of 1-D ``x`` in order of first appearance, the index of
     each element of ``x`` in them)."""
-    y, idx = apply_op("Unique", name=name, x=x, out_idx=out_idx).outputs
-    return y, idx
+    return op_outputs(apply_op("Unique", name=name, x=x, out_idx=out_idx))
 
 
 def unique_with_counts(x: Any, out_idx: Any = dtypes_lib.int32,
                        name: str | None = None) -> tuple:
     """``unique`` plus how often each distinct element occurs."""
-    y, idx, count = apply_op("UniqueWithCounts", name=name, x=x, out_idx=out_idx).outputs
-    return y, idx, count
+    return op_outputs(apply_op("UniqueWithCounts", name=name, x=x, out_idx=out_idx))
 
 
 def setdiff1d(x: Any, y: Any, index_dtype: Any = dtypes_lib.int32,
               name: str | None = None) -> tuple:
     """(the elements of ``x`` not in ``y``, in order; their indices in ``x``)."""
-    out, idx = apply_op("ListDiff", name=name, x=x, y=y, out_idx=index_dtype).outputs
-    return out, idx
+    return op_outputs(apply_op("ListDiff", name=name, x=x, y=y, out_idx=index_dtype))
 
 
 def searchsorted(sorted_sequence: Any, values: Any, side: str = "left",
