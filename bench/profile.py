@@ -1,6 +1,6 @@
 """cProfile of graphcore's side of a workload, to see where a step's time goes.
 
-    python -m bench.profile mlp-digits|mlp-synth|matmul|tiny-fetch10[-callable]|transfer [--steps N]
+    python -m bench.profile mlp-digits|mlp-synth|convnet[-summaries]|matmul|tiny-fetch10[-callable]|transfer [--steps N]
                             [--top 25] [--sort tottime|cumulative]
 
 Builds the same graph as the workload, warms up, then profiles ``--steps`` steps in
@@ -27,6 +27,13 @@ def _mlp(case: str) -> tuple[Callable[[], Any], Callable[[], None]]:
     sizes, batch, opt, lr, data = mlp.CASES[case]
     model = mlp.GraphMLP(graphcore, sizes, batch, opt, lr, mlp.init_params(sizes))
     return mlp._stepper(model, mlp.make_data(sizes, batch, data)), model.close
+
+
+def _convnet(case: str) -> tuple[Callable[[], Any], Callable[[], None]]:
+    from bench import convnet
+
+    model, batches, _ = convnet.make_model("graphcore", case, quick=False)
+    return convnet._stepper(model, batches), model.close
 
 
 def _matmul() -> tuple[Callable[[], Any], Callable[[], None]]:
@@ -65,6 +72,8 @@ def _transfer() -> tuple[Callable[[], Any], Callable[[], None]]:
 
 
 TARGETS = {"mlp-digits": lambda: _mlp("digits"), "mlp-synth": lambda: _mlp("synth"),
+           "convnet": lambda: _convnet("deep-mnist"),
+           "convnet-summaries": lambda: _convnet("summaries"),
            "matmul": _matmul, "tiny-fetch10": lambda: _tiny("run"),
            "tiny-fetch10-callable": lambda: _tiny("make_callable"), "transfer": _transfer}
 

@@ -4,7 +4,8 @@
                     [--no-ray] [--repeats R]
 
 Workloads (each a module of this package): tiny (Session.run overhead), mlp (training
-steps vs TF and a numpy floor), matmul (GFLOP/s of a 2048^3 matmul chain), ps_async
+steps vs TF and a numpy floor), convnet (TF's deep MNIST tutorial step, and with
+histogram summaries, vs TF), matmul (GFLOP/s of a 2048^3 matmul chain), ps_async
 (1 ps + 2 workers async SGD vs TF gRPC), transfer (64 MiB ps->worker vs raw Ray),
 scaling (1/2/4 workers), gpu (CuPy; skipped without a GPU).  Anchors that are not
 installed give "skipped" rows.  Ratios are graphcore/anchor of the medians.  Wrap runs
@@ -24,7 +25,7 @@ from typing import Any
 
 from bench import common
 
-WORKLOADS = ["tiny", "mlp", "matmul", "ps_async", "transfer", "scaling", "gpu"]
+WORKLOADS = ["tiny", "mlp", "convnet", "matmul", "ps_async", "transfer", "scaling", "gpu"]
 MODULES = {"tiny": "bench.overhead"}
 DEFAULT_OUT = "bench/results.json"
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from graphcore.framework import errors
-from graphcore.kernels import blas
+from graphcore.kernels import blas, intra_op
 from graphcore.kernels.registry import KernelContext, register_kernel
 from graphcore.kernels.window import (
     Window,
@@ -27,45 +27,115 @@ from graphcore.kernels.window import (
 # -- dense convolution (N spatial dims) --------------------------------------------------
 
 
+# im2col buffers are cut over the batch to hold at most this many elements at once.
+COLS_BUDGET = 1 << 24
+
+
+def _copy_patches(view: np.ndarray, cols: np.ndarray) -> None:
+    """cols[...] = view, the images split over the intra-op threads."""
+    def run(lo: int, hi: int) -> None:
+        np.copyto(cols[lo:hi], view[lo:hi])
+
+    intra_op.map_rows(run, view.shape[0], int(np.prod(view.shape[1:])))
+
+
+def _patch_rows(xp: np.ndarray, win: Window) -> tuple[np.ndarray, bool]:
+    """The im2col matrix of the padded input as [N, *out, *k, C] (flattening to
+    [N * prod(out), taps * C] rows) and whether it is a fresh buffer: the input itself
+    for a 1x1 window at stride 1, else one copy of :meth:`Window.patches`."""
+    if win.taps == 1 and all(s == 1 for s in win.strides) and xp.flags.c_contiguous:
+        return xp.reshape((xp.shape[0],) + win.out + win.k + (xp.shape[-1],)), False
+    view = win.patches(xp)
+    cols = np.empty(view.shape, dtype=xp.dtype)
+    _copy_patches(view, cols)
+    return cols, True
+
+
+def _batch_chunks(n: int, per_image: int) -> list[tuple[int, int]]:
+    step = max(1, COLS_BUDGET // max(per_image, 1))
+    return [(lo, min(n, lo + step)) for lo in range(0, n, step)]
+
+
 def im2col(x: np.ndarray, win: Window) -> np.ndarray:
     """[N, *out, taps, C]: the input each window tap reads at every output position."""
-    xp = win.padded(x)
-    cols = np.empty((x.shape[0],) + win.out + (win.taps, x.shape[-1]), dtype=x.dtype)
-    for t, (_, index) in enumerate(win.tap_slices()):
-        cols[..., t, :] = xp[index]
-    return cols
+    view = win.patches(win.padded(x))
+    cols = np.empty(view.shape, dtype=x.dtype)
+    _copy_patches(view, cols)
+    return cols.reshape((x.shape[0],) + win.out + (win.taps, x.shape[-1]))
 
 
 def conv_forward(x: np.ndarray, w: np.ndarray, win: Window) -> np.ndarray:
-    """Channels-last conv of x [N, *S, C] with w [*K, C, CO] (im2col + one matmul)."""
+    """Channels-last conv of x [N, *S, C] with w [*K, C, CO]: im2col (one strided copy,
+    cut over the batch when large) and one GEMM per cut."""
     n, c, co = x.shape[0], w.shape[-2], w.shape[-1]
     dtype = np.result_type(x, w)
     if 0 in win.out or n == 0:
         return np.zeros((n,) + win.out + (co,), dtype=dtype)
-    cols = im2col(x.astype(dtype, copy=False), win)
-    out = blas.matmul(cols.reshape(-1, win.taps * c), w.reshape(win.taps * c, co))
+    xp = win.padded(x.astype(dtype, copy=False))
+    k = win.taps * c
+    w2 = w.reshape(k, co)
+    rows = int(np.prod(win.out))
+    chunks = _batch_chunks(n, rows * k)
+    out = None if len(chunks) == 1 else np.empty((n * rows, co), dtype=dtype)
+    for lo, hi in chunks:
+        cols, _ = _patch_rows(xp[lo:hi], win)
+        y = blas.matmul(cols.reshape(-1, k), w2)
+        if out is None:
+            out = y
+        else:
+            out[lo * rows:hi * rows] = y
     return out.reshape((n,) + win.out + (co,))
 
 
 def conv_input_grad(in_shape: tuple, w: np.ndarray, grad: np.ndarray,
                     win: Window) -> np.ndarray:
-    xp = win.padded(np.zeros(in_shape, dtype=np.result_type(w, grad)))
-    g2 = grad.reshape(-1, grad.shape[-1])
-    for tap, index in win.tap_slices():
-        xp[index] += blas.matmul(g2, w[tap], transpose_b=True).reshape(
-            grad.shape[:-1] + (w.shape[-2],))
-    return win.crop(xp)
+    """The gradient of the conv's input: one GEMM (grad x w^T, the im2col matrix's
+    gradient) per cut of the batch, then col2im: each tap's columns added into the
+    padded input, the images split over the intra-op threads."""
+    dtype = np.result_type(w, grad)
+    n, c, co = in_shape[0], w.shape[-2], w.shape[-1]
+    widths = win.pad_widths()
+    dxp = np.zeros((n,) + tuple(size + b + a for size, (b, a) in
+                                zip(in_shape[1:-1], widths)) + (c,), dtype=dtype)
+    if 0 in win.out or n == 0 or c == 0:
+        return win.crop(dxp)
+    nd, k = len(win.k), win.taps * c
+    w2 = w.reshape(k, co)
+    rows = int(np.prod(win.out))
+    taps = list(win.tap_slices())
+    for lo, hi in _batch_chunks(n, rows * k):
+        g2 = grad[lo:hi].reshape(-1, co)
+        dcols = blas.matmul(g2, w2, transpose_b=True).reshape(
+            (hi - lo,) + win.out + win.k + (c,))
+
+        def scatter(a: int, b: int, dcols: np.ndarray = dcols, base: int = lo) -> None:
+            part = dxp[base + a:base + b]
+            for tap, index in taps:
+                part[index] += dcols[(slice(a, b),) + (slice(None),) * nd + tap]
+
+        intra_op.map_rows(scatter, hi - lo, rows * k)
+    return win.crop(dxp)
 
 
 def conv_filter_grad(x: np.ndarray, w_shape: tuple, grad: np.ndarray,
                      win: Window) -> np.ndarray:
+    """The gradient of the conv's filter: im2col(x)^T x grad, one GEMM per cut of the
+    batch (summed)."""
     c, co = w_shape[-2], w_shape[-1]
+    dtype = np.result_type(x, grad)
+    n = x.shape[0]
+    if 0 in win.out or n == 0:
+        return np.zeros(w_shape, dtype=dtype)
     xp = win.padded(x)
-    dw = np.zeros(w_shape, dtype=np.result_type(x, grad))
-    g2 = grad.reshape(-1, co)
-    for tap, index in win.tap_slices():
-        dw[tap] = blas.matmul(xp[index].reshape(-1, c), g2, transpose_a=True)
-    return dw
+    k = win.taps * c
+    rows = int(np.prod(win.out))
+    dw = None
+    for lo, hi in _batch_chunks(n, rows * k):
+        cols, _ = _patch_rows(xp[lo:hi], win)
+        part = blas.matmul(cols.reshape(-1, k), grad[lo:hi].reshape(-1, co),
+                           transpose_a=True)
+        dw = part if dw is None else dw + part
+    return dw.reshape(w_shape).astype(dtype, copy=False)
 
 
 def _check_rank(x: np.ndarray, rank: int, what: str) -> None:

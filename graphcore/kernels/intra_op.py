@@ -91,3 +91,29 @@ def run_and_join(here: Callable[[], None], futures: list,
                 error = e
     if error is not None:
         raise error
+
+
+def map_rows(fn: Callable[[int, int], None], rows: int, row_size: int) -> None:
+    """:func:`map_ranges` over whole rows (images of a batch, say): calls ``fn(lo, hi)``
+    over contiguous row ranges covering ``[0, rows)``, split as ``rows * row_size``
+    elements would be."""
+    if rows <= 1 or row_size <= 0:
+        fn(0, rows)
+        return
+
+    def run(lo: int, hi: int) -> None:
+        lo, hi = lo // row_size, hi // row_size
+        if hi > lo:
+            fn(lo, hi)
+
+    map_ranges(run, rows * row_size)
+
+
+def side_by_side(here: Callable[[], None], there: Callable[[], None]) -> None:
+    """Runs ``there`` on a pool thread while ``here`` runs on this one (one after the
+    other with a single intra-op thread); returns when both are done."""
+    if _threads <= 1:
+        here()
+        there()
+        return
+    run_and_join(here, [_get_pool().submit(there)])

@@ -67,6 +67,65 @@ def max_pool_argmax(x: np.ndarray, win: Window) -> tuple[np.ndarray, np.ndarray]
     return best, arg
 
 
+def max_pool(x: np.ndarray, win: Window) -> np.ndarray:
+    """The max of each window, as :func:`max_pool_argmax` picks it (a NaN in a window's
+    first tap stays; later NaNs are passed over): ``fmax`` tap by tap, branch-free."""
+    xp = win.padded(x, fill=lowest(x.dtype))
+    taps = [index for _, index in win.tap_slices()]
+    if not taps:
+        return np.full((x.shape[0],) + win.out + (x.shape[-1],), lowest(x.dtype),
+                       dtype=x.dtype)
+    best = xp[taps[0]].copy()
+    is_float = best.dtype.kind in "fc"
+    for index in taps[1:]:
+        (np.fmax if is_float else np.maximum)(best, xp[index], out=best)
+    if is_float and len(taps) > 1:
+        first_nan = np.isnan(xp[taps[0]])
+        if first_nan.any():
+            best[first_nan] = xp[taps[0]][first_nan]
+    return best
+
+
+def _overlapping(win: Window) -> bool:
+    return any(s < (k - 1) * r + 1 for k, s, r in zip(win.k, win.strides, win.dilations))
+
+
+def max_pool_grad(x: np.ndarray, grad: np.ndarray, win: Window,
+                  dtype: np.dtype) -> np.ndarray:
+    """Each window's gradient added to the input its maximum came from (the first such
+    tap, as :func:`max_pool_argmax` picks it): tap by tap, with masks, no index arrays."""
+    widths = win.pad_widths()
+    dxp = np.zeros((x.shape[0],) + tuple(size + b + a for size, (b, a) in
+                                         zip(x.shape[1:-1], widths)) + (x.shape[-1],),
+                   dtype=dtype)
+    if not grad.size:
+        return win.crop(dxp)
+    xp = win.padded(x, fill=lowest(x.dtype))
+    best = max_pool(x, win)
+    grad = grad.astype(dtype, copy=False)
+    # grad * mask is exact for finite values (and branch-free, unlike np.where).
+    finite = dtype.kind not in "fc" or bool(np.isfinite(grad).all())
+    overlapping = _overlapping(win)
+    done = np.isnan(best) if best.dtype.kind in "fc" else np.zeros(best.shape, bool)
+    taps = [index for _, index in win.tap_slices()]
+    for t, index in enumerate(taps):
+        hit = np.equal(xp[index], best)
+        if t == 0:
+            hit |= done
+        else:
+            np.greater(hit, done, out=hit)  # hit and not done
+        if t < len(taps) - 1:
+            done |= hit
+        target = dxp[index]
+        if not finite:
+            target += np.where(hit, grad, dtype.type(0))
+        elif overlapping:
+            target += np.multiply(grad, hit, dtype=dtype)
+        else:  # each input is in one window: this tap's cells are still zero
+            np.multiply(grad, hit, out=target, dtype=dtype)
+    return win.crop(dxp)
+
+
 def _input_positions(arg: np.ndarray, win: Window) -> tuple:
     """Index arrays into the (unpadded) input of each window's argmax tap."""
     taps = np.unravel_index(arg, win.k)
@@ -89,7 +148,7 @@ def _max_pool_kernel(nd: int, ksize_input: bool = False):
             x = np.asarray(x)
             _check_rank(x, nd, "input")
             x = to_channels_last(x, a.channels_first)
-            y, _ = max_pool_argmax(x, a.window(x.shape))
+            y = max_pool(x, a.window(x.shape))
             return (from_channels_last(y, a.channels_first).astype(out, copy=False),)
 
         return compute
@@ -143,10 +202,7 @@ def _max_pool_grad_kernel(nd: int, ksize_input: bool = False):
                                                                                copy=False)
             win = a.window(x.shape)
             _check_grad(grad, x.shape, win)
-            dx = np.zeros(x.shape, dtype=work)
-            if grad.size:
-                _, arg = max_pool_argmax(x, win)
-                np.add.at(dx, _input_positions(arg, win), grad)
+            dx = max_pool_grad(x, grad, win, work)
             return (from_channels_last(dx, a.channels_first).astype(out, copy=False),)
 
         return compute

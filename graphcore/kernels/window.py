@@ -82,16 +82,47 @@ class Window:
     def taps(self) -> int:
         return math.prod(self.k)
 
-    def padded(self, x: np.ndarray, fill: float = 0) -> np.ndarray:
-        """``x`` [N, *spatial, C] padded to cover every window (extra cells at the end as
-        the last window needs)."""
-        widths = [(0, 0)]
+    def pad_widths(self) -> list[tuple[int, int]]:
+        """(before, after) of every spatial dim of the padded input (extra cells at the end
+        as the last window needs)."""
+        widths = []
         for size, k, s, r, o, (before, after) in zip(self.in_sizes, self.k, self.strides,
                                                       self.dilations, self.out, self.pads):
             need = max(0, (o - 1) * s + (k - 1) * r + 1)
             widths.append((before, max(after, need - before - size, 0)))
-        widths.append((0, 0))
-        return np.pad(x, widths, constant_values=fill)
+        return widths
+
+    def padded(self, x: np.ndarray, fill: float = 0) -> np.ndarray:
+        """``x`` [N, *spatial, C] padded to cover every window: ``x`` itself when no
+        padding is needed (callers that write to the result pass a fresh array)."""
+        widths = self.pad_widths()
+        if not any(b or a for b, a in widths):
+            return x
+        shape = (x.shape[0],) + tuple(size + b + a for size, (b, a) in
+                                      zip(x.shape[1:-1], widths)) + (x.shape[-1],)
+        xp = np.empty(shape, dtype=x.dtype)
+        inner = (slice(None),) + tuple(slice(b, b + size) for size, (b, _) in
+                                       zip(x.shape[1:-1], widths)) + (slice(None),)
+        # Only the border is filled: the inside is overwritten by x.
+        for d, (b, a) in enumerate(widths):
+            lead = (slice(None),) * (d + 1)
+            if b:
+                xp[lead + (slice(0, b),)] = fill
+            if a:
+                xp[lead + (slice(shape[d + 1] - a, None),)] = fill
+        xp[inner] = x
+        return xp
+
+    def patches(self, xp: np.ndarray) -> np.ndarray:
+        """A read-only strided view [N, *out, *k, C] of the padded input ``xp``: element
+        ``[n, *o, *t, c]`` is the input that window tap ``t`` of output ``o`` reads (no
+        copy: im2col is one copy of this view)."""
+        nd = len(self.k)
+        st = xp.strides
+        shape = (xp.shape[0],) + self.out + self.k + (xp.shape[-1],)
+        strides = ((st[0],) + tuple(st[1 + d] * self.strides[d] for d in range(nd))
+                   + tuple(st[1 + d] * self.dilations[d] for d in range(nd)) + (st[-1],))
+        return np.lib.stride_tricks.as_strided(xp, shape, strides, writeable=False)
 
     def tap_slices(self) -> Iterator[tuple[tuple, tuple]]:
         """(tap, index) of each window tap in row-major order: ``padded[index]`` is the

@@ -1,0 +1,199 @@
+"""Conv-net training steps in the shape of TF's deep MNIST tutorial: graphcore vs TF.
+
+The net (``mnist_deep.py`` of TF 1.x's tutorials, its text): x [N, 784] reshaped to
+28x28x1; conv 5x5x32 SAME + bias + relu, max-pool 2x2; conv 5x5x64 SAME + bias + relu,
+max-pool 2x2; fc 7*7*64 -> 1024 + relu, dropout (keep_prob 0.5 fed), fc 1024 -> 10;
+mean softmax cross-entropy; Adam(1e-4); batch 50.  Random images and labels (the step's
+cost does not depend on the values).  Cases:
+
+  deep-mnist   ``sess.run(train_step, feed_dict={x, y_, keep_prob: 0.5})``
+  summaries    the same net with ``tf.summary.histogram`` of every weight and every
+               gradient and ``tf.summary.scalar`` of the loss, merged; each step runs
+               ``[merged, train_op]`` and writes the summary with a ``FileWriter``
+               (``add_summary(summary, step)``), as TF's tutorial scripts do
+
+Both implementations start from the same initial weights and are checked to agree on
+the first batch's loss (keep_prob 1).  Each runs in a process of its own
+(:mod:`bench.isolated`).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from bench import common, isolated
+
+NAME = "convnet"
+NEEDS_RAY = False
+FACTORY = "bench.convnet:make_impl"
+
+BATCH, QUICK_BATCH = 50, 8
+CASES = {"deep-mnist": False, "summaries": True}
+GOALS = {"deep-mnist": "<= 1.0", "summaries": "<= 1.1"}
+
+
+def make_data(batch: int, n_batches: int = 4, seed: int = 0) -> list[tuple]:
+    rng = np.random.default_rng(seed)
+    out = []
+    for _ in range(n_batches):
+        x = rng.random((batch, 784), dtype=np.float32)
+        y = np.eye(10, dtype=np.float32)[rng.integers(0, 10, batch)]
+        out.append((x, y))
+    return out
+
+
+def init_params(seed: int = 1) -> dict[str, np.ndarray]:
+    """The tutorial's initializers (truncated normal, stddev 0.1; biases 0.1), drawn once
+    in numpy so that both implementations start alike."""
+    rng = np.random.default_rng(seed)
+
+    def weight(shape: tuple) -> np.ndarray:
+        w = rng.standard_normal(shape)
+        while (bad := np.abs(w) > 2).any():
+            w[bad] = rng.standard_normal(int(bad.sum()))
+        return (0.1 * w).astype(np.float32)
+
+    def bias(n: int) -> np.ndarray:
+        return np.full(n, 0.1, np.float32)
+
+    return {"W_conv1": weight((5, 5, 1, 32)), "b_conv1": bias(32),
+            "W_conv2": weight((5, 5, 32, 64)), "b_conv2": bias(64),
+            "W_fc1": weight((7 * 7 * 64, 1024)), "b_fc1": bias(1024),
+            "W_fc2": weight((1024, 10)), "b_fc2": bias(10)}
+
+
+class DeepMNIST:
+    """The tutorial's graph, built with ``tf`` (graphcore or TF's compat.v1)."""
+
+    def __init__(self, tf: Any, params: dict[str, np.ndarray], summaries: bool):
+        self.graph = tf.Graph()
+        self.logdir = None
+        self.writer = None
+        with self.graph.as_default():
+            self.x = tf.placeholder(tf.float32, [None, 784])
+            self.y_ = tf.placeholder(tf.float32, [None, 10])
+            self.keep_prob = tf.placeholder(tf.float32)
+            v = {k: tf.Variable(p, name=k) for k, p in params.items()}
+
+            def conv2d(x, w):
+                return tf.nn.conv2d(x, w, strides=[1, 1, 1, 1], padding="SAME")
+
+            def max_pool_2x2(x):
+                return tf.nn.max_pool(x, ksize=[1, 2, 2, 1], strides=[1, 2, 2, 1],
+                                      padding="SAME")
+
+            x_image = tf.reshape(self.x, [-1, 28, 28, 1])
+            h_conv1 = tf.nn.relu(conv2d(x_image, v["W_conv1"]) + v["b_conv1"])
+            h_pool1 = max_pool_2x2(h_conv1)
+            h_conv2 = tf.nn.relu(conv2d(h_pool1, v["W_conv2"]) + v["b_conv2"])
+            h_pool2 = max_pool_2x2(h_conv2)
+            h_pool2_flat = tf.reshape(h_pool2, [-1, 7 * 7 * 64])
+            h_fc1 = tf.nn.relu(tf.matmul(h_pool2_flat, v["W_fc1"]) + v["b_fc1"])
+            h_fc1_drop = tf.nn.dropout(h_fc1, self.keep_prob)
+            y_conv = tf.matmul(h_fc1_drop, v["W_fc2"]) + v["b_fc2"]
+            self.loss = tf.reduce_mean(
+                tf.nn.softmax_cross_entropy_with_logits(labels=self.y_, logits=y_conv))
+            opt = tf.train.AdamOptimizer(1e-4)
+            if summaries:
+                grads = opt.compute_gradients(self.loss)
+                for g, var in grads:
+                    name = var.op.name
+                    tf.summary.histogram(name, var)
+                    tf.summary.histogram(name + "/gradient", g)
+                tf.summary.scalar("cross_entropy", self.loss)
+                self.train_op = opt.apply_gradients(grads)
+                self.merged = tf.summary.merge_all()
+                self.logdir = tempfile.mkdtemp(prefix="gc-bench-convnet-")
+                self.writer = tf.summary.FileWriter(self.logdir, self.graph)
+            else:
+                self.train_op = opt.minimize(self.loss)
+            self.sess = tf.Session(graph=self.graph)
+            self.sess.run(tf.global_variables_initializer())
+        self.steps = 0
+
+    def step(self, x: np.ndarray, y: np.ndarray) -> None:
+        feed = {self.x: x, self.y_: y, self.keep_prob: 0.5}
+        if self.writer is None:
+            self.sess.run(self.train_op, feed_dict=feed)
+            return
+        summary, _ = self.sess.run([self.merged, self.train_op], feed_dict=feed)
+        self.writer.add_summary(summary, self.steps)
+        self.steps += 1
+
+    def first_loss(self, x: np.ndarray, y: np.ndarray) -> float:
+        return float(self.sess.run(self.loss, feed_dict={self.x: x, self.y_: y,
+                                                         self.keep_prob: 1.0}))
+
+    def close(self) -> None:
+        if self.writer is not None:
+            self.writer.close()
+            shutil.rmtree(self.logdir, ignore_errors=True)
+        self.sess.close()
+
+
+def _stepper(model: DeepMNIST, batches: list) -> Callable[[], None]:
+    state = {"i": 0}
+    k = len(batches)
+
+    def fn() -> None:
+        x, y = batches[state["i"] % k]
+        state["i"] += 1
+        model.step(x, y)
+
+    return fn
+
+
+def make_model(impl: str, case: str, quick: bool) -> tuple[DeepMNIST, list, str]:
+    batches = make_data(QUICK_BATCH if quick else BATCH)
+    if impl == "graphcore":
+        import graphcore as tf
+        from graphcore.kernels import blas as gc_blas
+
+        note = gc_blas.info()["float32"].split(" (")[0]
+    else:
+        tf = common.import_tf()
+        if tf is None:
+            raise RuntimeError("TensorFlow is not installed")
+        note = f"TF_ENABLE_ONEDNN_OPTS={os.environ.get('TF_ENABLE_ONEDNN_OPTS', 'default')}"
+    return DeepMNIST(tf, init_params(), CASES[case]), batches, note
+
+
+def make_impl(impl: str, case: str, quick: bool) -> tuple[Callable[[], None], dict[str, Any]]:
+    """One implementation of one case in its benchmark child; its info carries the first
+    batch's loss for the parent to cross-check."""
+    model, batches, note = make_model(impl, case, quick)
+    x0, y0 = batches[0]
+    return _stepper(model, batches), {"loss": model.first_loss(x0, y0), "blas": note}
+
+
+def run(cfg: common.Config) -> list[dict[str, Any]]:
+    rows: list[dict[str, Any]] = []
+    use_tf = cfg.use_tf and common.tf_installed()
+    batch = QUICK_BATCH if cfg.quick else BATCH
+    for case_name, summaries in CASES.items():
+        case = (f"deep MNIST b{batch} Adam" +
+                (" + histograms, FileWriter" if summaries else ""))
+        kwargs = {"case": case_name, "quick": cfg.quick}
+        impls = {"graphcore": isolated.Impl(FACTORY, {**kwargs, "impl": "graphcore"})}
+        if use_tf:
+            impls["tensorflow"] = isolated.Impl(FACTORY, {**kwargs, "impl": "tensorflow"})
+        samples, infos = isolated.interleaved(impls, warmup=2 if cfg.quick else 10,
+                                              repeats=cfg.reps(7),
+                                              target_s=0.05 if cfg.quick else 0.5)
+        if use_tf:
+            ref, got = infos["tensorflow"]["loss"], infos["graphcore"]["loss"]
+            if not np.isclose(got, ref, rtol=1e-3, atol=1e-4):
+                raise AssertionError(f"{case}: first-batch loss of graphcore is {got}, "
+                                     f"TensorFlow's {ref}")
+        rows.extend(common.case_rows(NAME, case, "ms/step", samples, scale=1e3,
+                                     goals={"tensorflow": GOALS[case_name]},
+                                     notes=isolated.child_notes(infos)))
+        if not use_tf:
+            rows.append(common.skipped_row(NAME, case, "tensorflow", "not installed"))
+    return rows
