@@ -12,7 +12,7 @@ cost does not depend on the values).  Cases:
                ``[merged, train_op]`` and writes the summary with a ``FileWriter``
                (``add_summary(summary, step)``), as TF's tutorial scripts do
 
-Both implementations start from the same initial weights and are checked to agree on
+(``--quick``: batch 8 and a 64-wide first fc layer, a smoke test.)  Both implementations start from the same initial weights and are checked to agree on
 the first batch's loss (keep_prob 1).  Each runs in a process of its own
 (:mod:`bench.isolated`).
 """
@@ -34,6 +34,7 @@ NEEDS_RAY = False
 FACTORY = "bench.convnet:make_impl"
 
 BATCH, QUICK_BATCH = 50, 8
+FC, QUICK_FC = 1024, 64  # the first fully connected layer's width
 CASES = {"deep-mnist": False, "summaries": True}
 GOALS = {"deep-mnist": "<= 1.0", "summaries": "<= 1.1"}
 
@@ -48,7 +49,7 @@ def make_data(batch: int, n_batches: int = 4, seed: int = 0) -> list[tuple]:
     return out
 
 
-def init_params(seed: int = 1) -> dict[str, np.ndarray]:
+def init_params(fc: int = FC, seed: int = 1) -> dict[str, np.ndarray]:
     """The tutorial's initializers (truncated normal, stddev 0.1; biases 0.1), drawn once
     in numpy so that both implementations start alike."""
     rng = np.random.default_rng(seed)
@@ -64,8 +65,8 @@ def init_params(seed: int = 1) -> dict[str, np.ndarray]:
 
     return {"W_conv1": weight((5, 5, 1, 32)), "b_conv1": bias(32),
             "W_conv2": weight((5, 5, 32, 64)), "b_conv2": bias(64),
-            "W_fc1": weight((7 * 7 * 64, 1024)), "b_fc1": bias(1024),
-            "W_fc2": weight((1024, 10)), "b_fc2": bias(10)}
+            "W_fc1": weight((7 * 7 * 64, fc)), "b_fc1": bias(fc),
+            "W_fc2": weight((fc, 10)), "b_fc2": bias(10)}
 
 
 class DeepMNIST:
@@ -161,7 +162,7 @@ def make_model(impl: str, case: str, quick: bool) -> tuple[DeepMNIST, list, str]
         if tf is None:
             raise RuntimeError("TensorFlow is not installed")
         note = f"TF_ENABLE_ONEDNN_OPTS={os.environ.get('TF_ENABLE_ONEDNN_OPTS', 'default')}"
-    return DeepMNIST(tf, init_params(), CASES[case]), batches, note
+    return DeepMNIST(tf, init_params(QUICK_FC if quick else FC), CASES[case]), batches, note
 
 
 def make_impl(impl: str, case: str, quick: bool) -> tuple[Callable[[], None], dict[str, Any]]:
@@ -177,7 +178,7 @@ def run(cfg: common.Config) -> list[dict[str, Any]]:
     use_tf = cfg.use_tf and common.tf_installed()
     batch = QUICK_BATCH if cfg.quick else BATCH
     for case_name, summaries in CASES.items():
-        case = (f"deep MNIST b{batch} Adam" +
+        case = (f"deep MNIST b{batch} Adam" + (f" fc{QUICK_FC}" if cfg.quick else "") +
                 (" + histograms, FileWriter" if summaries else ""))
         kwargs = {"case": case_name, "quick": cfg.quick}
         impls = {"graphcore": isolated.Impl(FACTORY, {**kwargs, "impl": "graphcore"})}

@@ -75,6 +75,7 @@ def _float32_cell_table() -> tuple[np.ndarray, np.ndarray]:
     return ends[0].astype(np.int64), split
 
 
+_TABLE_MIN = 1 << 13
 _CELL_BUCKET: np.ndarray | None = None
 _CELL_SPLIT: np.ndarray | None = None
 
@@ -90,11 +91,11 @@ def _default_bucket_counts_f32(vals: np.ndarray) -> np.ndarray:
     high = vals.view(np.uint16)[1::2] if sys.byteorder == "little" else \
         vals.view(np.uint16)[0::2]
     per_cell = np.bincount(high, minlength=1 << 16)
-    split_cells = np.flatnonzero(_CELL_SPLIT & (per_cell > 0))
-    whole = per_cell.astype(np.float64)
-    whole[split_cells] = 0
-    counts = np.bincount(_CELL_BUCKET, weights=whole, minlength=size)
-    if split_cells.size:
+    cells = np.flatnonzero(per_cell)
+    split = _CELL_SPLIT[cells]
+    whole = cells[~split]
+    counts = np.bincount(_CELL_BUCKET[whole], weights=per_cell[whole], minlength=size)
+    if split.any():
         mask = _CELL_SPLIT[high]
         idx = np.searchsorted(DEFAULT_BUCKET_LIMITS, vals[mask].astype(np.float64),
                               side="right")
@@ -146,7 +147,9 @@ def histogram_proto(values: np.ndarray,
         found: dict[str, Any] = {}
 
         def bucket_counts() -> None:
-            if limits is DEFAULT_BUCKET_LIMITS and vals.dtype == np.float32:
+            # The table has a fixed cost (two passes over 2^16 cells): large tensors only.
+            if limits is DEFAULT_BUCKET_LIMITS and vals.dtype == np.float32 and \
+                    n >= _TABLE_MIN:
                 found["counts"] = _default_bucket_counts_f32(vals)
             else:
                 idx = np.searchsorted(limits, vals.astype(np.float64), side="right")

@@ -113,6 +113,15 @@ CASES = {
         [_n(2, 7, 7, 3)]),
     "pool_max_2d": (lambda lib, x: lib.nn.pool(x, [2, 2], "MAX", "SAME", strides=[2, 2]),
                     [_n(2, 5, 5, 3)]),
+    # The deep MNIST tutorial's layers: 5x5 SAME conv at stride 1, 2x2 max-pool at stride 2
+    # (SAME on an odd size); ties in a window send the gradient to its first maximum.
+    "conv2d_5x5_same": (lambda lib, x, w: lib.nn.conv2d(x, w, [1, 1, 1, 1], "SAME"),
+                        [_n(3, 9, 9, 4), _n(5, 5, 4, 6)]),
+    "max_pool_2x2_same_ties": (lambda lib, x: lib.nn.max_pool(x, [1, 2, 2, 1], [1, 2, 2, 1],
+                                                              "SAME"),
+                               [np.round(_n(2, 7, 7, 3))]),
+    "max_pool_3x3_overlap_ties": (lambda lib, x: lib.nn.max_pool(x, 3, 1, "SAME"),
+                                  [np.round(_n(2, 6, 6, 2))]),
     "pool_avg_1d": (lambda lib, x: lib.nn.pool(x, [3], "AVG", "VALID"), [_n(2, 8, 3)]),
     "pool_avg_3d": (lambda lib, x: lib.nn.pool(x, [2, 2, 2], "AVG", "VALID",
                                                strides=[1, 2, 2]), [_n(1, 4, 4, 4, 2)]),
