@@ -485,20 +485,51 @@ def actor_name(cluster_name: str, job: str, task: int) -> str:
 _created: dict[str, set[str]] = {}
 _job_resources: dict[str, dict[str, dict[str, float]]] = {}
 _runtime_envs: dict[str, dict[str, Any]] = {}
+_strategies: dict[str, str] = {}
 
 
-def set_job_resources(cluster_name: str, job_resources: dict[str, dict[str, float]]) -> None:
+def set_job_resources(cluster_name: str, job_resources: dict[str, Any]) -> None:
     """What each job's task actors reserve in ``cluster_name``: {job: {"num_cpus": c,
-    "num_gpus": g}} (default: nothing, so actors never hold back CPUs).  Applies to task
-    actors created after the call."""
-    allowed = {"num_cpus", "num_gpus"}
+    "num_gpus": g, "resources": {name: amount}}} (default: nothing, so actors never hold
+    back CPUs).  ``resources`` are Ray custom resources: a node started with
+    ``--resources '{"ps_host": 1}'`` takes the tasks of a job asking for ``{"ps_host":
+    0.01}``.  Applies to task actors created after the call."""
+    allowed = {"num_cpus", "num_gpus", "resources"}
     for job, res in job_resources.items():
         unknown = set(res) - allowed
         if unknown:
             raise ValueError(f"job_resources[{job!r}]: unknown keys {sorted(unknown)}; "
                              f"expected {sorted(allowed)}")
+        custom = res.get("resources", {})
+        if not isinstance(custom, dict) or not all(
+                isinstance(k, str) and isinstance(v, (int, float)) and v > 0
+                for k, v in custom.items()):
+            raise ValueError(f"job_resources[{job!r}]['resources'] must map resource names "
+                             f"to positive amounts, got {custom!r}")
     with _created_lock:
         _job_resources[cluster_name] = {j: dict(r) for j, r in job_resources.items()}
+
+
+PLACEMENT_STRATEGIES = ("PACK", "SPREAD", "STRICT_PACK", "STRICT_SPREAD")
+
+
+def set_placement_strategy(cluster_name: str, strategy: str) -> None:
+    """The strategy of ``cluster_name``'s placement group (one bundle per task), created
+    by the first session after the call: ``STRICT_SPREAD`` puts every task on a node of
+    its own (or fails to place), ``SPREAD`` (the default on several nodes) where it
+    can.  A strategy set here also makes a placement group on a one-node cluster."""
+    if strategy not in PLACEMENT_STRATEGIES:
+        raise ValueError(f"placement_strategy must be one of {PLACEMENT_STRATEGIES}, "
+                         f"got {strategy!r}")
+    with _created_lock:
+        _strategies[cluster_name] = strategy
+
+
+def placement_strategy(cluster_name: str) -> str | None:
+    """The strategy set for ``cluster_name`` (None: SPREAD when there are several nodes,
+    no placement group on one)."""
+    with _created_lock:
+        return _strategies.get(cluster_name)
 
 
 def set_runtime_env(cluster_name: str, runtime_env: dict[str, Any]) -> None:
@@ -508,9 +539,11 @@ def set_runtime_env(cluster_name: str, runtime_env: dict[str, Any]) -> None:
         _runtime_envs[cluster_name] = dict(runtime_env)
 
 
-def job_resources(cluster_name: str, job: str) -> dict[str, float]:
+def job_resources(cluster_name: str, job: str) -> dict[str, Any]:
     with _created_lock:
         return dict(_job_resources.get(cluster_name, {}).get(job, {}))
+
+
 _created_lock = threading.Lock()
 
 
@@ -524,6 +557,7 @@ def forget_cluster(cluster_name: str) -> None:
         _created.pop(cluster_name, None)
         _job_resources.pop(cluster_name, None)
         _runtime_envs.pop(cluster_name, None)
+        _strategies.pop(cluster_name, None)
 
 
 # -- placement groups (clusters of several nodes) -------------------------------------
@@ -543,12 +577,14 @@ def alive_node_count() -> int:
 
 def get_or_create_placement_group(cluster_name: str, n_bundles: int,
                                   timeout: float = 60.0,
-                                  bundles: list[dict[str, float]] | None = None) -> Any:
-    """The detached placement group of ``cluster_name``: one bundle per task, SPREAD
-    over the nodes (so tasks land on different nodes where there are enough).  All
-    clients of the cluster find the same group by name; bundle ``i`` belongs to the
+                                  bundles: list[dict[str, float]] | None = None,
+                                  strategy: str = "SPREAD") -> Any:
+    """The detached placement group of ``cluster_name``: one bundle per task, by default
+    SPREAD over the nodes (so tasks land on different nodes where there are enough).
+    All clients of the cluster find the same group by name; bundle ``i`` belongs to the
     ``i``-th task in ClusterSpec order (``bundles`` gives each bundle's resources;
-    default a token CPU share).  Removed by shutdown_cluster()."""
+    default a token CPU share).  When a node dies, Ray places its bundles again on the
+    nodes left (as the strategy allows).  Removed by shutdown_cluster()."""
     from ray.util import get_placement_group, placement_group
 
     name = placement_group_name(cluster_name)
@@ -557,7 +593,7 @@ def get_or_create_placement_group(cluster_name: str, n_bundles: int,
     except ValueError:
         try:
             pg = placement_group(bundles or [{"CPU": BUNDLE_CPUS}] * n_bundles,
-                                 strategy="SPREAD", name=name, lifetime="detached")
+                                 strategy=strategy, name=name, lifetime="detached")
         except ValueError:  # another client created it meanwhile
             pg = get_placement_group(name)
     if pg.bundle_count < n_bundles:
@@ -568,8 +604,8 @@ def get_or_create_placement_group(cluster_name: str, n_bundles: int,
         ray.get(pg.ready(), timeout=timeout)
     except ray.exceptions.GetTimeoutError:
         raise errors.UnavailableError(
-            None, None, f"Placement group {name} ({n_bundles} bundles, SPREAD) was not "
-                        f"placed within {timeout} s") from None
+            None, None, f"Placement group {name} ({n_bundles} bundles, {strategy}) was "
+                        f"not placed within {timeout} s") from None
     return pg
 
 
@@ -585,7 +621,8 @@ def remove_placement_group(cluster_name: str) -> bool:
 
 
 def get_or_create_actor(cluster_name: str, job: str, task: int, num_cpus: float = 0,
-                        num_gpus: float = 0, scheduling_strategy: Any = None) -> Any:
+                        num_gpus: float = 0, scheduling_strategy: Any = None,
+                        resources: dict[str, float] | None = None) -> Any:
     """The named actor of one task, created when missing (so between-graph clients
     find the same ps actors)."""
     options: dict[str, Any] = dict(name=actor_name(cluster_name, job, task),
@@ -598,6 +635,8 @@ def get_or_create_actor(cluster_name: str, job: str, task: int, num_cpus: float 
                                    lifetime="detached")
     if scheduling_strategy is not None:
         options["scheduling_strategy"] = scheduling_strategy
+    if resources:
+        options["resources"] = dict(resources)
     with _created_lock:
         _created.setdefault(cluster_name, set()).add(options["name"])
         if cluster_name in _runtime_envs:

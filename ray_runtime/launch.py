@@ -76,20 +76,24 @@ def launched_cluster() -> tuple[ClusterSpec, str]:
 
 def launch(main: Callable, cluster: Any, args: tuple = (), target: str = "ray://auto",
            cluster_name: str | None = None,
-           job_resources: dict[str, dict[str, float]] | None = None) -> list:
+           job_resources: dict[str, dict[str, Any]] | None = None,
+           placement_strategy: str | None = None) -> list:
     """Runs ``main(task_index, *args)`` once per worker task of ``cluster`` as Ray
     tasks, and returns their results in task order (any worker's error is raised).
     ``job_resources`` is what each job's task actors reserve, as for
     :func:`ray_runtime.session` (e.g. ``{"worker": {"num_cpus": 1}}``): every task
     actor is created here, before any main runs, so the workers' own sessions find
-    them as sized."""
+    them as sized; ``placement_strategy`` is the cluster's placement group strategy
+    (``"STRICT_SPREAD"``: one node per task)."""
     cluster_lib.connect(target)
     spec = cluster if isinstance(cluster, ClusterSpec) else ClusterSpec(cluster)
     name = cluster_name or f"launch-{os.getpid()}-{int(time.time())}"
-    if job_resources is not None:
-        from ray_runtime import actors
+    from ray_runtime import actors
 
+    if job_resources is not None:
         actors.set_job_resources(name, job_resources)
+    if placement_strategy is not None:
+        actors.set_placement_strategy(name, placement_strategy)
     env = {"GRAPHCORE_CLUSTER": name, "GRAPHCORE_CLUSTER_SPEC": repr(spec.as_dict())}
     # Each main runs inside its worker task's actor (found or created here, placed as
     # the master places it), so its session runs that task's partitions in-process.
@@ -140,6 +144,10 @@ def _cli(argv: list[str] | None = None) -> int:
     parser.add_argument("--job-resources", type=json.loads, default=None,
                         metavar="JSON", help='what each job\'s task actors reserve, e.g. '
                                              '\'{"worker": {"num_cpus": 1}}\'')
+    parser.add_argument("--placement-strategy", default=None,
+                        choices=["PACK", "SPREAD", "STRICT_PACK", "STRICT_SPREAD"],
+                        help="the strategy of the task actors' placement group "
+                             "(main mode; default SPREAD on several nodes)")
     parser.add_argument("--mode", choices=["auto", "main", "script"], default="auto",
                         help="main(task_index) or whole script (auto: main when the script "
                              "defines main(task_index, ...))")
@@ -181,7 +189,7 @@ def _cli(argv: list[str] | None = None) -> int:
     name = args.cluster_name or f"launch-{os.getpid()}-{int(time.time())}"
     try:
         results = launch(main, {"ps": args.ps, "worker": args.workers}, tuple(script_args),
-                         args.target, name, args.job_resources)
+                         args.target, name, args.job_resources, args.placement_strategy)
     finally:  # the CLI leaves no task actor behind
         from ray_runtime.sessions import shutdown_cluster
 

@@ -86,12 +86,15 @@ class RayEngine(PlanCache):
                                    candidates[0])
         self.default_spec = device_lib.DeviceSpecV2(job=self.default_device.job, replica=0,
                                                     task=self.default_device.task)
-        # Several nodes: tasks go into the bundles of a SPREAD placement group.
+        # Several nodes (or a strategy asked for): tasks go into the bundles of a
+        # placement group, SPREAD unless set_placement_strategy said otherwise.
         self._placement_group = None
-        if actors.alive_node_count() > 1:
+        strategy = actors.placement_strategy(self.cluster_name)
+        if strategy is not None or actors.alive_node_count() > 1:
             self._placement_group = actors.get_or_create_placement_group(
                 self.cluster_name, len(self.devices),
-                bundles=[self._bundle(d) for d in self.devices])
+                bundles=[self._bundle(d) for d in self.devices],
+                strategy=strategy or "SPREAD")
         self._steps = itertools.count()
         self._session_id = uuid.uuid4().hex[:8]
         timeout_ms = self.config.operation_timeout_in_ms
@@ -105,6 +108,7 @@ class RayEngine(PlanCache):
         bundle = {"CPU": max(float(res.get("num_cpus", 0)), actors.BUNDLE_CPUS)}
         if res.get("num_gpus"):
             bundle["GPU"] = float(res["num_gpus"])
+        bundle.update({k: float(v) for k, v in res.get("resources", {}).items()})
         return bundle
 
     def _actor(self, dev: Device) -> Any:
@@ -123,7 +127,8 @@ class RayEngine(PlanCache):
                 num_cpus = self._bundle(dev)["CPU"]
             handle = actors.get_or_create_actor(self.cluster_name, dev.job, dev.task,
                                                 num_cpus=num_cpus, num_gpus=num_gpus,
-                                                scheduling_strategy=strategy)
+                                                scheduling_strategy=strategy,
+                                                resources=res.get("resources"))
             self._actors[name] = handle
         return handle
 

@@ -71,7 +71,7 @@ def tf_config(hosts: dict[str, list[str]], job: str, task: int) -> str:
 def launch_script(path: str, script_args: list[str] = (), ps: int = 1, workers: int = 2,
                   target: str = "ray://auto", cluster_name: str | None = None,
                   timeout: float | None = None, start_timeout: float = 60.0,
-                  job_resources: dict[str, dict[str, float]] | None = None,
+                  job_resources: dict[str, dict[str, Any]] | None = None,
                   working_dir: bool = False, out: TextIO | None = None) -> dict[str, int]:
     """Runs the script at ``path`` in every task of a ``ps``/``workers`` cluster and
     returns each task's exit status (``{"worker/0": 0, ...}``).  Raises
@@ -96,7 +96,7 @@ def launch_script(path: str, script_args: list[str] = (), ps: int = 1, workers: 
             res = actors.job_resources(name, job)
             handles[f"{job}/{i}"] = actors.get_or_create_actor(
                 name, job, i, num_cpus=float(res.get("num_cpus", 0)),
-                num_gpus=float(res.get("num_gpus", 0)))
+                num_gpus=float(res.get("num_gpus", 0)), resources=res.get("resources"))
         _start_barrier(handles, start_timeout)
         base_env = {"GRAPHCORE_CLUSTER": name, "GRAPHCORE_CLUSTER_SPEC": repr(spec.as_dict()),
                     LAUNCHED_ENV: "1"}

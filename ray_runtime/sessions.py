@@ -8,13 +8,16 @@ from typing import Any
 
 def session(target: str = "ray://auto", cluster: Any = None, graph: Any = None,
             config: Any = None, cluster_name: str | None = None,
-            job_resources: dict[str, dict[str, float]] | None = None) -> Any:
+            job_resources: dict[str, dict[str, Any]] | None = None,
+            placement_strategy: str | None = None) -> Any:
     """A ``tf.Session`` on the Ray cluster ``target`` with the given ClusterSpec
     (``{"ps": 2, "worker": 2}`` or TF's job -> address lists).  Sessions that name the
     same ``cluster_name`` share task actors, and so variables (the target may also say
     ``ray://auto?cluster=<name>``).  ``job_resources`` sets what each job's task actors
     reserve, e.g. ``{"worker": {"num_cpus": 1}, "ps": {"num_cpus": 0.5}}`` (default:
-    nothing reserved); it needs ``cluster_name``."""
+    nothing reserved), with Ray custom resources as ``{"ps": {"resources": {"ps_host":
+    0.01}}}``; ``placement_strategy`` (``"STRICT_SPREAD"``: one node per task) the
+    strategy of the cluster's placement group.  Both need ``cluster_name``."""
     from graphcore.client.session import Session
     from graphcore.protobuf import config_pb2
     from graphcore.train.server_lib import ClusterSpec
@@ -29,6 +32,12 @@ def session(target: str = "ray://auto", cluster: Any = None, graph: Any = None,
         from ray_runtime import actors
 
         actors.set_job_resources(cluster_name, job_resources)
+    if placement_strategy is not None:
+        if cluster_name is None:
+            raise ValueError("placement_strategy needs a cluster_name")
+        from ray_runtime import actors
+
+        actors.set_placement_strategy(cluster_name, placement_strategy)
     if cluster_name is not None:
         target = f"{target}{'&' if '?' in target else '?'}cluster={cluster_name}"
     return Session(target, graph=graph, config=config)

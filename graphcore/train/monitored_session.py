@@ -193,6 +193,7 @@ class MonitoredSession:
         self._stop_requested = False
         self._closed = False
         self.recoveries = 0
+        self._recoveries_in_a_row = 0
         with self._graph.as_default():
             for hook in self._hooks:
                 hook.begin()
@@ -242,16 +243,26 @@ class MonitoredSession:
         return sess
 
     def _recover(self, error: BaseException) -> None:
-        self.recoveries += 1
-        if self.recoveries > self._max_recoveries:
-            raise error
-        _log.warning("%s: %s. Closing the session and creating a new one from the latest "
-                     "checkpoint.", type(error).__name__, error)
-        try:
-            self._sess.close()
-        except Exception:
-            pass
-        self._sess = self._create_session()
+        """Closes the session and creates a new one, restored from the latest checkpoint;
+        a creation that fails with a recoverable error (a task lost meanwhile) is tried
+        again, as TF's _RecoverableSession does.  Gives up (raising) after
+        ``max_recoveries`` recoveries in a row without a successful step."""
+        while True:
+            self.recoveries += 1
+            self._recoveries_in_a_row += 1
+            if self._recoveries_in_a_row > self._max_recoveries:
+                raise error
+            _log.warning("%s: %s. Closing the session and creating a new one from the "
+                         "latest checkpoint.", type(error).__name__, error)
+            try:
+                self._sess.close()
+            except Exception:  # a session on lost tasks may fail to close; it is dropped
+                pass
+            try:
+                self._sess = self._create_session()
+                return
+            except _RECOVERABLE as e:
+                error = e
 
     # -- running ----------------------------------------------------------------------
     @property
@@ -265,9 +276,12 @@ class MonitoredSession:
             run_metadata: Any = None) -> Any:
         while True:
             try:
-                return self._run_with_hooks(fetches, feed_dict, options, run_metadata)
+                result = self._run_with_hooks(fetches, feed_dict, options, run_metadata)
             except _RECOVERABLE as e:
                 self._recover(e)
+                continue
+            self._recoveries_in_a_row = 0
+            return result
 
     def _run_with_hooks(self, fetches: Any, feed_dict: Any, options: Any,
                         run_metadata: Any) -> Any:
