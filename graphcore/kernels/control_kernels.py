@@ -74,22 +74,51 @@ def _element_text(x) -> str:
         return x.decode(errors="replace")
     if isinstance(x, np.floating):
         return float_text(x)
+    if isinstance(x, np.bool_):
+        return "1" if x else "0"
     return str(x)
 
 
 def summarize_value(v, summarize: int) -> str:
     """TF's Tensor::SummarizeValue as Assert and Print show a tensor: the first
-    ``summarize`` elements, flat, space-separated, ``...`` when cut."""
+    ``summarize`` elements (all when negative) space-separated, each dimension but the
+    last in brackets, ``...`` where the elements were cut."""
     if isinstance(v, (bytes, np.bytes_)):
         return bytes(v).decode(errors="replace")
     a = np.asarray(v)
-    if a.dtype.kind in "SO" and a.ndim == 0:
-        x = a.item()
-        return x.decode(errors="replace") if isinstance(x, bytes) else str(x)
-    flat = a.reshape(-1)[:summarize] if summarize >= 0 else a.reshape(-1)
-    body = " ".join(_element_text(x) for x in flat)
-    more = "..." if summarize >= 0 and a.size > summarize else ""
-    return body + more
+    flat = a.reshape(-1)
+    limit = a.size if summarize < 0 else min(summarize, a.size)
+    if a.ndim == 0:
+        text = " ".join(_element_text(x) for x in flat[:limit])
+        return text + ("..." if a.size > limit else "")
+    out: list[str] = []
+    index = 0
+
+    def one_dim(dim: int) -> None:  # TF's PrintOneDim
+        nonlocal index
+        if index >= limit:
+            return
+        if dim == a.ndim - 1:
+            for i in range(a.shape[dim]):
+                if index >= limit:
+                    if dim != 0:
+                        out.append("...")
+                    return
+                if i > 0:
+                    out.append(" ")
+                out.append(_element_text(flat[index]))
+                index += 1
+            return
+        for _ in range(a.shape[dim]):
+            opened = index < limit
+            if opened:
+                out.append("[")
+            one_dim(dim + 1)
+            if index < limit or opened:
+                out.append("]")
+
+    one_dim(0)
+    return "".join(out) + ("..." if a.size > limit else "")
 
 
 @register_kernel("Assert")

@@ -18,6 +18,7 @@ tf1 = tf_ref.compat.v1
 
 PRINT_SCRIPT = textwrap.dedent("""
     import sys
+    import numpy as np
     if sys.argv[1] == "tf":
         import tensorflow as T
         t = T.compat.v1
@@ -31,11 +32,19 @@ PRINT_SCRIPT = textwrap.dedent("""
                t.print(t.range(10), output_stream=sys.stdout, end="!\\n")]
         p = t.Print(t.constant(1), [t.constant([1.0, 0.5, 2.0, 4.0]), t.constant("s")],
                     "x is: ", summarize=2)
+        # Tensor::SummarizeValue: brackets per dimension, "..." where cut, bools as 1/0.
+        values = [np.arange(4.0).reshape(2, 2), np.arange(24).reshape(2, 3, 4),
+                  np.array([True, False]), np.array(3.5), np.arange(10).reshape(2, 5),
+                  np.zeros((0, 3)), np.array([[0.1, 1e-8]])]
+        shown = [t.Print(t.constant(0), [t.constant(v) for v in values], "x is: ",
+                         summarize=n) for n in (3, 4, 7, -1)]
         with t.Session() as s:
             for o in ops:
                 s.run(o)
             sys.stdout.flush()
             s.run(p)
+            for o in shown:
+                s.run(o)
 """)
 
 
