@@ -36,6 +36,8 @@ from typing import Any
 
 import numpy as np
 
+from graphcore.kernels import intra_op
+
 _log = logging.getLogger("graphcore.blas")
 
 F32, F64 = np.dtype(np.float32), np.dtype(np.float64)
@@ -46,6 +48,11 @@ _ROW_MAJOR, _NO_TRANS, _TRANS = 101, 111, 112
 # GEMM_MULTITHREAD_THRESHOLD): there the libraries compute alike, and numpy's call costs
 # about 1 us where a ctypes call costs about 3.
 _SMALL = 65536 * 4
+
+# Multiply-adds under which a oneDNN product runs on one thread: waking OpenMP's other
+# thread costs more than it saves there, and much more when the cores are shared (the
+# woken thread waits for a core while the caller waits at the barrier).
+SERIAL_MACS = 1 << 20
 
 Product = Callable[[np.ndarray, np.ndarray, bool, bool], np.ndarray]
 
@@ -108,9 +115,28 @@ class _OneDNN:
         self._sgemm.restype = ctypes.c_int
         self._flags = {False: ctypes.c_char(b"N"), True: ctypes.c_char(b"T")}
         self._one, self._zero = ctypes.c_float(1.0), ctypes.c_float(0.0)
+        # The OpenMP runtime oneDNN runs on (loaded with it): its team size is set per
+        # calling thread, as OpenMP keeps it.
+        try:
+            gomp = ctypes.CDLL("libgomp.so.1")
+            self._set_team = gomp.omp_set_num_threads
+            # At most what OpenMP would use by itself (OMP_NUM_THREADS, as Ray's actors
+            # set it, or one per core).
+            self.max_team = max(int(gomp.omp_get_max_threads()), 1)
+        except (OSError, AttributeError):
+            self._set_team = None
+            self.max_team = 0
+        self._team = threading.local()
 
     def gemm(self, out: np.ndarray, a: np.ndarray, ta: bool, lda: int, b: np.ndarray,
              tb: bool, ldb: int, m: int, n: int, k: int) -> None:
+        if self._set_team is not None:
+            # Products under SERIAL_MACS run on the calling thread alone; the rest on
+            # the intra-op thread count (intra_op_parallelism_threads).
+            team = 1 if m * n * k < SERIAL_MACS else min(intra_op.threads(), self.max_team)
+            if getattr(self._team, "size", None) != team:
+                self._set_team(team)
+                self._team.size = team
         i64 = ctypes.c_int64
         status = self._sgemm(self._flags[ta], self._flags[tb], i64(m), i64(n), i64(k),
                              self._one, _ptr(a), i64(lda), _ptr(b), i64(ldb), self._zero,

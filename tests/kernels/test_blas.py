@@ -168,3 +168,28 @@ def test_a_library_that_does_not_load_is_skipped_with_a_warning(monkeypatch, cap
     a = np.full((80, 90), 0.5, np.float32)
     np.testing.assert_allclose(blas.matmul_fn(np.dtype(np.float32))(a, a, False, True),
                                np.full((80, 80), 22.5, np.float32))
+
+
+def test_onednn_team_follows_intra_op_threads_and_product_size():
+    """oneDNN's OpenMP team: one thread under SERIAL_MACS, else the intra-op thread
+    count (intra_op_parallelism_threads), never over OpenMP's own maximum."""
+    from graphcore.kernels import intra_op
+
+    lib = blas._choice().gemm.get(np.dtype(np.float32))
+    if not isinstance(lib, blas._OneDNN) or lib.max_team == 0:
+        pytest.skip("oneDNN (with libgomp) is not in use")
+    rng = np.random.default_rng(0)
+    big = rng.standard_normal((128, 128)).astype(np.float32)
+    small = rng.standard_normal((64, 64)).astype(np.float32)
+    assert 64 ** 3 < blas.SERIAL_MACS <= 128 ** 3
+    saved = intra_op.threads()
+    try:
+        for threads in (1, 2):
+            intra_op.set_threads(threads)
+            np.testing.assert_allclose(blas.matmul(big, big), big @ big, rtol=1e-4, atol=1e-3)
+            assert lib._team.size == min(threads, lib.max_team)
+            np.testing.assert_allclose(blas.matmul(small, small), small @ small, rtol=1e-4,
+                                       atol=1e-3)
+            assert lib._team.size == 1
+    finally:
+        intra_op.set_threads(saved)
