@@ -1,4 +1,5 @@
-"""``tf.contrib`` (TF 1.x): only the parts graphcore has, each where TF 1.15 had it."""
+"""``tf.contrib`` (TF 1.15): only the parts graphcore has, each where TF 1.15 had it —
+framework (arg_scope, model variables), layers, losses, rnn, slim and training."""
 
 # ruff: noqa: F401
-from graphcore.contrib import training
+from graphcore.contrib import framework, layers, losses, rnn, slim, training

@@ -20,8 +20,10 @@ if TYPE_CHECKING:
 class Tensor:
     """A symbolic handle to one output of an Operation."""
 
+    # ``aliases``: the names tf.contrib.layers' outputs_collections give the tensor (unset
+    # until then, as in TF).
     __slots__ = ("_op", "_value_index", "_dtype", "_shape", "_consumers", "_name",
-                 "__weakref__")
+                 "aliases", "__weakref__")
 
     # Makes numpy defer to our operator overloads (ndarray + Tensor -> Tensor.__radd__).
     __array_priority__ = 100
