@@ -35,6 +35,8 @@ from ray_runtime.job import JobCoordination, ScriptHost
 
 NAMESPACE = "graphcore"
 MAX_CONCURRENCY = 32
+# Ray's errors for an object it can neither store nor spill.
+STORE_FULL_ERRORS = (ray.exceptions.ObjectStoreFullError, ray.exceptions.OutOfDiskError)
 
 
 class _RemoteRendezvous(Rendezvous):
@@ -47,12 +49,14 @@ class _RemoteRendezvous(Rendezvous):
     actor call, not six, and nothing waits on a tensor still sitting in an outbox
     (its sender flushes before it could block, or finish)."""
 
-    __slots__ = ("_routes", "_actor", "_step_key", "_outbox", "_outbox_lock", "_reply",
-                 "_exchange")
+    __slots__ = ("_routes", "_names", "_actor", "_step_key", "_outbox", "_outbox_lock",
+                 "_reply", "_exchange")
 
-    def __init__(self, n: int, routes: dict[int, Any], actor: TaskActorImpl, step_key: str):
+    def __init__(self, n: int, routes: dict[int, Any], actor: TaskActorImpl, step_key: str,
+                 names: dict[int, str] | None = None):
         super().__init__(n)
         self._routes = routes
+        self._names = names or {}  # slot -> the tensor it carries (for errors)
         self._actor = actor
         self._step_key = step_key
         self._outbox: dict[Any, list[tuple[int, Any]]] = {}
@@ -87,7 +91,21 @@ class _RemoteRendezvous(Rendezvous):
                 continue
             if final and self._exchange is not None and self._exchange.stash(peer, items):
                 continue
-            peer.deliver.remote(self._step_key, items)
+            try:
+                peer.deliver.remote(self._step_key, items)
+            except STORE_FULL_ERRORS as e:
+                raise self._store_full(items, e) from None
+
+    def _store_full(self, items: list[tuple[int, Any]], e: BaseException) -> errors.OpError:
+        """Ray could not put the tensors of one ``deliver`` call into its object store
+        (nor spill them): a ResourceExhaustedError naming them."""
+        names = ", ".join(self._names.get(slot, f"slot {slot}") for slot, _ in items)
+        nbytes = sum(getattr(wire, "nbytes", 0) for _, wire in items)
+        first = str(e).strip().splitlines()[0] if str(e).strip() else ""
+        return errors.ResourceExhaustedError(
+            None, None, f"OOM when sending {names} ({nbytes} bytes) from "
+                        f"{self._actor.task_name}: Ray's object store cannot hold it "
+                        f"({type(e).__name__}: {first})")
 
     def recv(self, slot: int) -> Any:
         if not self._events[slot].is_set():
@@ -101,13 +119,15 @@ class _RemoteRendezvous(Rendezvous):
 
 
 class _Registered:
-    __slots__ = ("executor", "routes", "n_keys", "caller", "caller_slots")
+    __slots__ = ("executor", "routes", "n_keys", "caller", "caller_slots", "names")
 
     def __init__(self, executor: PartitionExecutor, routes: dict[int, Any], n_keys: int,
-                 caller_slots: frozenset[int], reply_slots: frozenset[int]):
+                 caller_slots: frozenset[int], reply_slots: frozenset[int],
+                 names: dict[int, str] | None = None):
         self.executor = executor
         self.routes = routes
         self.n_keys = n_keys
+        self.names = names or {}  # slot -> tensor name
         # The task that runs its own partition beside the client (a launched main), when
         # this partition trades tensors with it: ``caller`` is that task's actor (the
         # route of the ``reply_slots`` this partition sends it), ``caller_slots`` what it
@@ -270,9 +290,12 @@ class TaskActorImpl(JobCoordination, ScriptHost):
         slots = _key_slots(gd)
         executor = PartitionExecutor(gd, dev, self.resources, infos, slots,
                                      dead_aware=dead_aware)
+        # A rendezvous key is "src_device;incarnation;dst_device;tensor_name;frame:iter".
+        names = {slot: k.split(";")[3] for k, slot in slots.items() if k.count(";") >= 3}
         with self._lock:
             self._partitions[key] = _Registered(executor, routes, n_keys,
-                                                frozenset(caller_slots), frozenset(reply_slots))
+                                                frozenset(caller_slots), frozenset(reply_slots),
+                                                names)
         return len(gd.node)
 
     def unregister(self, keys: list[str]) -> None:
@@ -291,7 +314,8 @@ class TaskActorImpl(JobCoordination, ScriptHost):
         with self._lock:
             box = self._mailboxes.get(step_key)
             if box is None and registered is not None:
-                box = _RemoteRendezvous(registered.n_keys, registered.routes, self, step_key)
+                box = _RemoteRendezvous(registered.n_keys, registered.routes, self, step_key,
+                                        registered.names)
                 self._mailboxes[step_key] = box
                 for slot, value in self._pending.pop(step_key, []):
                     Rendezvous.send(box, slot, value)

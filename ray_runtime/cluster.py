@@ -10,12 +10,14 @@ embedded local cluster started here.  ``ray://local``: always an embedded cluste
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
 
 import ray
 
 _lock = threading.Lock()
+_log = logging.getLogger("ray_runtime")
 
 # Settings for an embedded local cluster (small, as a laptop or CI needs).
 EMBEDDED_OBJECT_STORE_BYTES = 256 * 1024 * 1024
@@ -42,7 +44,16 @@ def connect(target: str) -> None:
 
 
 def _start_embedded() -> None:
+    """Starts a local cluster: Ray's token authentication on (``RAY_AUTH_MODE=token``
+    unless the environment chose otherwise), the dashboard off unless
+    ``GRAPHCORE_RAY_DASHBOARD=1``, and then on 127.0.0.1 only."""
     num_cpus = int(os.environ.get("GRAPHCORE_RAY_CPUS", os.cpu_count() or 2))
+    mode = os.environ.setdefault("RAY_AUTH_MODE", "token")
+    if mode.lower() != "token":
+        _log.warning("RAY_AUTH_MODE=%s: the embedded Ray cluster starts without token "
+                     "authentication; anyone who can reach its ports can run code on it",
+                     mode)
     ray.init(num_cpus=num_cpus, object_store_memory=EMBEDDED_OBJECT_STORE_BYTES,
-             include_dashboard=False, log_to_driver=False, namespace="graphcore",
+             include_dashboard=os.environ.get("GRAPHCORE_RAY_DASHBOARD") == "1",
+             dashboard_host="127.0.0.1", log_to_driver=False, namespace="graphcore",
              _system_config={"max_direct_call_object_size": 1 << 20})

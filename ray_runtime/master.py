@@ -307,10 +307,18 @@ class RayEngine(PlanCache):
             if isinstance(cause, RayActorError):
                 raise errors.UnavailableError(
                     None, None, f"Task {task} is unavailable (its actor died)") from None
+            if isinstance(cause, actors.STORE_FULL_ERRORS):
+                raise errors.ResourceExhaustedError(
+                    None, None, f"OOM: the values task {task} returns do not fit Ray's object "
+                                f"store ({type(cause).__name__})") from None
             raise errors.InternalError(None, None, f"Task {task} failed: {e}") from None
         except RayActorError:
             raise errors.UnavailableError(
                 None, None, f"Task {task} is unavailable (its actor died)") from None
+        except actors.STORE_FULL_ERRORS as e:
+            raise errors.ResourceExhaustedError(
+                None, None, f"OOM: the values task {task} returns do not fit Ray's object "
+                            f"store ({type(e).__name__})") from None
         except GetTimeoutError:
             raise errors.DeadlineExceededError(
                 None, None, f"Task {task} did not answer within {self.step_timeout} s") \

@@ -21,7 +21,7 @@ import ray_runtime
 LONG = os.environ.get("GRAPHCORE_CHAOS_LONG") == "1"
 LAST_STEP = 3000 if LONG else 120
 KILL_EVERY = 3.0 if LONG else 1.5
-MAX_KILLS = 10_000 if LONG else 4
+MAX_KILLS = 10_000 if LONG else 3
 CLUSTER = {"ps": 2, "worker": 1}
 TASKS = ["ps/0", "ps/1", "worker/0"]
 
