@@ -1,14 +1,16 @@
 """``tf.contrib.rnn`` (TF 1.15): the core RNN cells and static RNNs re-exported (the same
 objects as ``tf.nn.rnn_cell`` / ``tf.nn``), ``stack_bidirectional_rnn`` /
 ``stack_bidirectional_dynamic_rnn``, and ``LSTMBlockCell``, the LSTMCell numerics under the
-block cell's arguments and variables (``lstm_cell/kernel``, ``lstm_cell/bias``)."""
+block cell's arguments and variables (``lstm_cell/kernel``, ``lstm_cell/bias``), and
+``LayerNormBasicLSTMCell`` (layer-normalized gates and state, recurrent dropout)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 # ruff: noqa: F401
-from graphcore.ops import array_ops
+from graphcore.contrib.layers.normalization import layer_norm
+from graphcore.ops import array_ops, init_ops, math_ops, nn_ops
 from graphcore.ops import variable_scope as vs
 from graphcore.ops.rnn import (
     bidirectional_dynamic_rnn,
@@ -30,7 +32,7 @@ from graphcore.ops.rnn_cell_impl import (
 from graphcore.ops.rnn_state_saving import static_state_saving_rnn
 
 __all__ = ["BasicLSTMCell", "BasicRNNCell", "DeviceWrapper", "DropoutWrapper", "GRUCell",
-           "LSTMBlockCell", "LSTMCell", "LSTMStateTuple", "MultiRNNCell", "RNNCell",
+           "LSTMBlockCell", "LSTMCell", "LayerNormBasicLSTMCell", "LSTMStateTuple", "MultiRNNCell", "RNNCell",
            "ResidualWrapper", "stack_bidirectional_dynamic_rnn", "stack_bidirectional_rnn",
            "static_bidirectional_rnn", "static_rnn", "static_state_saving_rnn"]
 
@@ -46,6 +48,68 @@ class LSTMBlockCell(LSTMCell):
         super().__init__(num_units, use_peepholes=use_peephole,
                          cell_clip=None if cell_clip is None or cell_clip < 0 else cell_clip,
                          forget_bias=forget_bias, reuse=reuse, name=name, dtype=dtype)
+
+
+class LayerNormBasicLSTMCell(RNNCell):
+    """LSTM whose four gate pre-activations and new cell state are layer-normalized
+    (``<gate>/gamma``, ``<gate>/beta`` for input, transform, forget, output and state, from
+    ``norm_gain`` / ``norm_shift``), with ``kernel`` [input + units, 4 * units] (a ``bias``
+    only without layer_norm) and dropout (keep ``dropout_keep_prob``) on the candidate."""
+
+    def __init__(self, num_units: int, forget_bias: float = 1.0, input_size: Any = None,
+                 activation: Any = math_ops.tanh, layer_norm: bool = True,
+                 norm_gain: float = 1.0, norm_shift: float = 0.0,
+                 dropout_keep_prob: Any = 1.0, dropout_prob_seed: int | None = None,
+                 reuse: Any = None) -> None:
+        super().__init__(_reuse=reuse)
+        del input_size
+        self._num_units = num_units
+        self._activation = activation
+        self._forget_bias = forget_bias
+        self._keep_prob = dropout_keep_prob
+        self._seed = dropout_prob_seed
+        self._layer_norm = layer_norm
+        self._g = norm_gain
+        self._b = norm_shift
+
+    state_size = property(lambda self: LSTMStateTuple(self._num_units, self._num_units))
+    output_size = property(lambda self: self._num_units)
+
+    def _norm(self, inp: Any, scope: str, dtype: Any) -> Any:
+        shape = inp.get_shape()[-1:]
+        with vs.variable_scope(scope):
+            vs.get_variable("gamma", shape=shape, dtype=dtype,
+                            initializer=init_ops.constant_initializer(self._g))
+            vs.get_variable("beta", shape=shape, dtype=dtype,
+                            initializer=init_ops.constant_initializer(self._b))
+        return layer_norm(inp, reuse=True, scope=scope)
+
+    def _linear(self, args: Any) -> Any:
+        out_size = 4 * self._num_units
+        weights = vs.get_variable("kernel", [args.get_shape()[-1], out_size], dtype=args.dtype)
+        out = math_ops.matmul(args, weights)
+        if not self._layer_norm:
+            out = nn_ops.bias_add(out, vs.get_variable("bias", [out_size], dtype=args.dtype))
+        return out
+
+    def call(self, inputs: Any, state: Any) -> tuple:
+        c, h = state
+        args = array_ops.concat([inputs, h], 1)
+        dtype = args.dtype
+        i, j, f, o = array_ops.split(value=self._linear(args), num_or_size_splits=4, axis=1)
+        if self._layer_norm:
+            i = self._norm(i, "input", dtype)
+            j = self._norm(j, "transform", dtype)
+            f = self._norm(f, "forget", dtype)
+            o = self._norm(o, "output", dtype)
+        g = self._activation(j)
+        if not isinstance(self._keep_prob, float) or self._keep_prob < 1:
+            g = nn_ops.dropout(g, self._keep_prob, seed=self._seed)
+        new_c = c * math_ops.sigmoid(f + self._forget_bias) + math_ops.sigmoid(i) * g
+        if self._layer_norm:
+            new_c = self._norm(new_c, "state", dtype)
+        new_h = self._activation(new_c) * math_ops.sigmoid(o)
+        return new_h, LSTMStateTuple(new_c, new_h)
 
 
 def _check_stack_args(cells_fw: Any, cells_bw: Any, initial_states_fw: Any,

@@ -10,7 +10,8 @@ from typing import Any
 # ruff: noqa: F401
 from graphcore.framework import ops as ops_lib
 from graphcore.framework.indexed_slices import IndexedSlices
-from graphcore.ops import check_ops, clip_ops, control_flow_ops, math_ops, variables
+from graphcore.framework.tensor_conversion import convert_to_tensor
+from graphcore.ops import check_ops, clip_ops, control_flow_ops, variables
 from graphcore.summary import summary_ops
 from graphcore.train.load_balancing import GreedyLoadBalancingStrategy, byte_size_load_fn
 from graphcore.train.optimizer import Optimizer
@@ -64,17 +65,20 @@ def multiply_gradients(grads_and_vars: list, gradient_multipliers: dict) -> list
         raise ValueError("`grads_and_vars` must be a list.")
     if not gradient_multipliers:
         raise ValueError("`gradient_multipliers` is empty.")
+    if not isinstance(gradient_multipliers, dict):
+        raise ValueError("`gradient_multipliers` must be a dict.")
     multiplied = []
     for grad, var in grads_and_vars:
         key = var if var in gradient_multipliers else var.op.name
         if key in gradient_multipliers:
             if grad is None:
-                raise ValueError(f"Requested multiple of `None` gradient for {var.op.name}.")
+                raise ValueError("Requested multiple of `None` gradient.")
             multiplier = gradient_multipliers[key]
             if isinstance(grad, IndexedSlices):
-                grad = IndexedSlices(grad.values * multiplier, grad.indices, grad.dense_shape)
+                values = grad.values * convert_to_tensor(multiplier, dtype=grad.dtype)
+                grad = IndexedSlices(values, grad.indices, grad.dense_shape)
             else:
-                grad = grad * math_ops.cast(multiplier, grad.dtype)
+                grad = grad * convert_to_tensor(multiplier, dtype=grad.dtype)
         multiplied.append((grad, var))
     return multiplied
 

@@ -63,3 +63,36 @@ def test_stack_bidirectional_rnns():
     assert np.all(got[1, 2] == 0) and np.all(np.abs(got) < 1)
     with pytest.raises(ValueError, match="same depth"):
         rnn.stack_bidirectional_dynamic_rnn(cells(), cells()[:1], x, dtype=tf.float32)
+
+
+def _layer_norm(x, gamma=1.0, beta=0.0):
+    mean = x.mean(axis=1, keepdims=True)
+    return (x - mean) / np.sqrt(x.var(axis=1, keepdims=True) + 1e-12) * gamma + beta
+
+
+def _sigmoid(x):
+    return 1 / (1 + np.exp(-x))
+
+
+def test_layer_norm_basic_lstm_cell_names_and_numerics():
+    rng = np.random.RandomState(1)
+    xs = rng.rand(3, 2, 4).astype(np.float32)
+    cell = rnn.LayerNormBasicLSTMCell(3, forget_bias=0.5, norm_gain=1.5, norm_shift=0.1)
+    outputs, state = rnn.static_rnn(cell, tf.unstack(tf.constant(xs)), dtype=tf.float32)
+    names = [(v.op.name, v.shape.as_list()) for v in tf.global_variables()]
+    assert names == [("rnn/layer_norm_basic_lstm_cell/kernel", [7, 12])] + [
+        (f"rnn/layer_norm_basic_lstm_cell/{part}/{p}", [3])
+        for part in ("input", "transform", "forget", "output", "state")
+        for p in ("gamma", "beta")]
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        kernel = sess.run("rnn/layer_norm_basic_lstm_cell/kernel:0")
+        got = sess.run(outputs)
+    c = h = np.zeros((2, 3), np.float32)
+    for t in range(3):
+        gates = np.concatenate([xs[t], h], 1) @ kernel
+        i, j, f, o = (_layer_norm(g, 1.5, 0.1) for g in np.split(gates, 4, axis=1))
+        c = _layer_norm(c * _sigmoid(f + 0.5) + _sigmoid(i) * np.tanh(j), 1.5, 0.1)
+        h = np.tanh(c) * _sigmoid(o)
+        np.testing.assert_allclose(got[t], h, rtol=1e-4, atol=1e-5)
+    assert isinstance(state, rnn.LSTMStateTuple)

@@ -31,10 +31,22 @@ from graphcore.contrib.layers.layers import (
     stack,
 )
 from graphcore.contrib.layers.normalization import batch_norm, layer_norm
+from graphcore.contrib.layers.optimizers import (
+    OPTIMIZER_CLS_NAMES,
+    OPTIMIZER_SUMMARIES,
+    optimize_loss,
+)
 from graphcore.contrib.layers.regularizers import (
     apply_regularization,
     l1_l2_regularizer,
     l1_regularizer,
     l2_regularizer,
     sum_regularizer,
+)
+from graphcore.contrib.layers.summaries import (
+    summarize_activation,
+    summarize_activations,
+    summarize_collection,
+    summarize_tensor,
+    summarize_tensors,
 )
