@@ -17,12 +17,14 @@ from typing import Any
 
 from graphcore.runtime import engines
 from ray_runtime.launch import launch, launched_cluster, wait_for_variables, worker_session
+from ray_runtime.load import LoadReport, TaskLoad, load_report
 from ray_runtime.master import RayEngine
 from ray_runtime.server import RayServer
 from ray_runtime.sessions import session, shutdown_cluster
 
-__all__ = ["RayEngine", "RayServer", "launch", "launched_cluster", "make_engine", "session", "shutdown_cluster",
-           "wait_for_variables", "worker_session"]
+__all__ = ["LoadReport", "RayEngine", "RayServer", "TaskLoad", "launch", "launched_cluster",
+           "load_report", "make_engine", "session", "shutdown_cluster", "wait_for_variables",
+           "worker_session"]
 
 
 def make_engine(target: str, config: Any = None) -> RayEngine:

@@ -21,6 +21,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+import numpy as np
 import ray
 
 from graphcore.framework import errors
@@ -70,6 +71,7 @@ class _RemoteRendezvous(Rendezvous):
             super().send(slot, value)
             return
         wire = transport.encode(value)
+        self._actor.traffic.sent(wire.nbytes)
         with self._outbox_lock:
             box = self._outbox.get(peer)
             if box is None:
@@ -116,6 +118,37 @@ class _RemoteRendezvous(Rendezvous):
             if self._exchange is not None:
                 self._exchange.pull(slot, self)
         return transport.decode(super().recv(slot))
+
+
+class Traffic:
+    """Bytes a task actor moved over Ray since it started: tensors from other tasks and
+    the client (``bytes_in``: delivered, fed, or carried by ``finish``), tensors to them
+    (``bytes_out``: sent, or fetched), and the partition runs (``steps``) it served."""
+
+    __slots__ = ("bytes_in", "bytes_out", "steps", "_lock")
+
+    def __init__(self) -> None:
+        self.bytes_in = 0
+        self.bytes_out = 0
+        self.steps = 0
+        self._lock = threading.Lock()
+
+    def received(self, nbytes: int) -> None:
+        with self._lock:
+            self.bytes_in += nbytes
+
+    def sent(self, nbytes: int) -> None:
+        with self._lock:
+            self.bytes_out += nbytes
+
+    def step(self) -> None:
+        with self._lock:
+            self.steps += 1
+
+
+def _wire_bytes(items: Any) -> int:
+    """The bytes of tensors (ArrowTensor messages or arrays) in ``items``."""
+    return sum(getattr(v, "nbytes", 0) for v in items)
 
 
 class _Registered:
@@ -206,12 +239,14 @@ class Exchange:
         for slot in slots:
             self._by_slot[slot] = entry
 
-    def pull(self, slot: int, box: Rendezvous) -> None:
+    def pull(self, slot: int, box: _RemoteRendezvous) -> None:
         """Before the client's partition waits on ``slot``: the answer of the partition
         that sends it, when not taken yet."""
         entry = self._by_slot.get(slot)
         if entry is not None and not entry.answered:
-            for s, value in self.settle(entry):
+            items = self.settle(entry)
+            box._actor.traffic.received(_wire_bytes(v for _, v in items))
+            for s, value in items:
                 Rendezvous.send(box, s, value)
 
     def settle(self, entry: _Begun) -> list[tuple[int, Any]]:
@@ -272,6 +307,7 @@ class TaskActorImpl(JobCoordination, ScriptHost):
         self._runs: dict[str, _Run] = {}  # partitions started by run_begin
         self._pool: ThreadPoolExecutor | None = None
         self._calls = {"run": 0, "run_begin": 0, "finish": 0, "deliver": 0}
+        self.traffic = Traffic()
 
     # -- control --------------------------------------------------------------------
     def ping(self) -> str:
@@ -340,6 +376,7 @@ class TaskActorImpl(JobCoordination, ScriptHost):
     def deliver(self, step_key: str, items: list[tuple[int, Any]]) -> None:
         """Tensors (slot, value) of step ``step_key`` from another actor's partition."""
         self._calls["deliver"] += 1
+        self.traffic.received(_wire_bytes(v for _, v in items))
         self._deliver(step_key, items)
 
     def _deliver(self, step_key: str, items: list[tuple[int, Any]]) -> None:
@@ -359,19 +396,26 @@ class TaskActorImpl(JobCoordination, ScriptHost):
         return registered
 
     def run(self, key: str, step_key: str, args: dict[int, Any], n_retvals: int,
-            trace: bool, exchange: Exchange | None = None) -> tuple[dict[int, Any], bytes]:
+            trace: bool, exchange: Exchange | None = None,
+            in_process: bool = False) -> tuple[dict[int, Any], bytes]:
         """Runs partition ``key`` for one step; returns its fetched values by index and
-        (when tracing) its DeviceStepStats bytes. ``exchange``: this is the client's own
-        partition, trading tensors with partitions started by ``run_begin``."""
+        (when tracing) its DeviceStepStats bytes. ``in_process``: the client calls it in
+        this very process (its feeds and fetches cross no wire); ``exchange``: this is
+        that client's own partition, trading tensors with partitions started by
+        ``run_begin``."""
         self._calls["run"] += 1
         registered = self._registered(key)
         box = self._mailbox(step_key, registered)
         box._exchange = exchange
-        return self._execute(registered, box, step_key, args, n_retvals, trace)
+        return self._execute(registered, box, step_key, args, n_retvals, trace,
+                             wire=not in_process)
 
     def _execute(self, registered: _Registered, box: _RemoteRendezvous, step_key: str,
-                 args: dict[int, Any], n_retvals: int,
-                 trace: bool) -> tuple[dict[int, Any], bytes]:
+                 args: dict[int, Any], n_retvals: int, trace: bool,
+                 wire: bool = True) -> tuple[dict[int, Any], bytes]:
+        self.traffic.step()
+        if args and wire:
+            self.traffic.received(_wire_bytes(args.values()))
         n_args = (max(args) + 1) if args else 0
         arg_list = [None] * n_args
         for i, v in args.items():
@@ -395,6 +439,8 @@ class TaskActorImpl(JobCoordination, ScriptHost):
             with self._lock:
                 self._mailboxes.pop(step_key, None)
         out = {i: v for i, v in enumerate(step.retvals) if v is not None}
+        if out and wire:
+            self.traffic.sent(_wire_bytes(out.values()))
         return out, stats.SerializeToString() if stats is not None else b""
 
     def run_begin(self, key: str, step_key: str, args: dict[int, Any], n_retvals: int,
@@ -442,6 +488,7 @@ class TaskActorImpl(JobCoordination, ScriptHost):
         if run is None:
             raise errors.AbortedError(None, None, f"Step {step_key} is not running on "
                                                   f"{self.task_name} (cancelled?)")
+        self.traffic.received(_wire_bytes(v for _, v in items))
         if items and not run.done.is_set():
             self._deliver(step_key, items)
         run.done.wait()
@@ -465,6 +512,16 @@ class TaskActorImpl(JobCoordination, ScriptHost):
         ``finish``, ``deliver``), and how many run_begin partitions are still open."""
         with self._lock:
             return {**self._calls, "open": len(self._runs)}
+
+    def load(self) -> dict[str, Any]:
+        """This task's load: the bytes its variables hold (slots included) and how many,
+        and its :class:`Traffic` counters (bytes in and out over Ray, partition runs)."""
+        held = [s.value.nbytes for s in self.resources.variables().values()
+                if isinstance(s.value, np.ndarray)]
+        t = self.traffic
+        return {"task": self.task_name, "bytes_held": int(sum(held)),
+                "variables": len(held), "bytes_in": t.bytes_in, "bytes_out": t.bytes_out,
+                "steps": t.steps}
 
     def variable_names(self) -> list[str]:
         return sorted(name for _, name in self.resources.variables())

@@ -32,7 +32,7 @@ from graphcore.runtime.devices import Device
 from graphcore.runtime.engine import PlanCache
 from graphcore.runtime.partition import partition
 from graphcore.train.server_lib import ClusterSpec
-from ray_runtime import actors
+from ray_runtime import actors, load
 from ray_runtime import cluster as cluster_lib
 
 _SWITCH_OPS = frozenset({"Switch", "RefSwitch"})
@@ -264,7 +264,8 @@ class RayEngine(PlanCache):
         # while the remote ones run on their actors.
         for task, local, args in local_parts:
             take(task, functools.partial(local.run, plan.key, step_key, args, n, trace,
-                                         exchange if exchange.entries else None))
+                                         exchange if exchange.entries else None,
+                                         in_process=True))
         for entry in exchange.entries:
             if first_error is None and not entry.answered:  # its answer went unused
                 take(entry.task, functools.partial(_settled, exchange, entry))
@@ -328,6 +329,7 @@ class RayEngine(PlanCache):
         if not ray.is_initialized():  # disconnected: a remote call would start a new Ray
             self._plans.clear()
             return
+        load.log_load_report(self)
         keys = [p.key for p in self._plans.values()]
         for handle in self._actors.values():
             try:

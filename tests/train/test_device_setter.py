@@ -62,3 +62,49 @@ def test_matches_tensorflow_placement():
         theirs, _ = _build(tf1, tf1.train.replica_device_setter(cluster=cluster))
     ours, _ = _build(tf, tf.train.replica_device_setter(cluster=cluster))
     assert ours == theirs
+
+
+def _devices_of(variables):
+    return [int(v.device.rsplit(":", 1)[1]) for v in variables]
+
+
+def test_balance_by_bytes_equals_round_robin_for_variables_of_one_size():
+    with tf.Graph().as_default():
+        with tf.device(tf.train.replica_device_setter(ps_tasks=3, balance_by_bytes=True)):
+            vs = [tf.get_variable(f"v{i}", [4, 4]) for i in range(7)]
+        assert _devices_of(vs) == [0, 1, 2, 0, 1, 2, 0]
+
+
+def test_balance_by_bytes_spreads_big_variables_round_robin_stacks():
+    """Three 1000x1000 kernels and their biases on 2 ps tasks: round robin puts every
+    kernel on task 0; by bytes the kernels split 2/1. Then a 4-shard table on 4 tasks
+    after a kernel and its bias: each task gets one big variable."""
+    def mlp(**kwargs):
+        with tf.Graph().as_default():
+            with tf.device(tf.train.replica_device_setter(ps_tasks=2, **kwargs)):
+                vs = []
+                for i in range(3):
+                    vs += [tf.get_variable(f"k{i}", [1000, 1000]),
+                           tf.get_variable(f"b{i}", [1000])]
+            return _devices_of(vs)
+
+    assert mlp() == [0, 1, 0, 1, 0, 1]
+    assert mlp(balance_by_bytes=True) == [0, 1, 1, 0, 0, 1]
+
+    def table(**kwargs):
+        with tf.Graph().as_default():
+            with tf.device(tf.train.replica_device_setter(ps_tasks=4, **kwargs)):
+                kernel = tf.get_variable("kernel", [300, 300])  # 360 KB
+                bias = tf.get_variable("bias", [300])
+                emb = tf.get_variable("emb", [40000, 16],  # 640 KB shards
+                                      partitioner=tf.fixed_size_partitioner(4))
+            return _devices_of([kernel, bias]), _devices_of(list(emb))
+
+    assert table() == ([0, 1], [2, 3, 0, 1])  # task 0: the kernel and a shard
+    assert table(balance_by_bytes=True) == ([0, 1], [2, 3, 1, 0])
+
+
+def test_balance_by_bytes_excludes_ps_strategy():
+    with pytest.raises(ValueError, match="not both"):
+        tf.train.replica_device_setter(ps_tasks=2, balance_by_bytes=True,
+                                       ps_strategy=lambda op: 0)
