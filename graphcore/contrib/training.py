@@ -1,6 +1,6 @@
 """``tf.contrib.training`` (TF 1.15): the load-balancing ps strategy of
-``replica_device_setter`` and ``create_train_op`` (the loss tensor that also runs the
-update ops and one optimizer step)."""
+``replica_device_setter``, ``HParams``, and ``create_train_op`` (the loss tensor that also
+runs the update ops and one optimizer step)."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import logging
 from typing import Any
 
 # ruff: noqa: F401
+from graphcore.contrib.hparam import HParams
 from graphcore.framework import ops as ops_lib
 from graphcore.framework.indexed_slices import IndexedSlices
 from graphcore.framework.tensor_conversion import convert_to_tensor
@@ -17,7 +18,7 @@ from graphcore.train.load_balancing import GreedyLoadBalancingStrategy, byte_siz
 from graphcore.train.optimizer import Optimizer
 from graphcore.train.training_util import get_or_create_global_step
 
-__all__ = ["GreedyLoadBalancingStrategy", "add_gradients_summaries", "byte_size_load_fn",
+__all__ = ["GreedyLoadBalancingStrategy", "HParams", "add_gradients_summaries", "byte_size_load_fn",
            "clip_gradient_norms", "clip_gradient_norms_fn", "create_train_op",
            "multiply_gradients"]
 
