@@ -1,6 +1,7 @@
 """``tf.contrib.framework`` (TF 1.15): ``arg_scope`` / ``add_arg_scope`` and the model-variable
 helpers slim builds on (``variable``, ``model_variable``, ``get_variables*``,
-``get_variables_to_restore``, ``assign_from_checkpoint*``, ``assign_from_values*``)."""
+``get_variables_to_restore``, ``assign_from_checkpoint*``, ``assign_from_values*``), and the
+core checkpoint, global-step and sort functions it re-exported."""
 
 from __future__ import annotations
 
@@ -12,6 +13,8 @@ from typing import Any
 
 from graphcore.framework import ops as ops_lib
 from graphcore.ops import array_ops, control_flow_ops, variable_scope, variables
+from graphcore.ops.sort_ops import argsort, sort
+from graphcore.train.checkpoint_utils import init_from_checkpoint
 from graphcore.train.saver import (
     Saver,
     list_variables,
@@ -26,14 +29,15 @@ from graphcore.train.training_util import (
 )
 
 __all__ = ["add_arg_scope", "arg_scope", "arg_scope_func_key", "arg_scoped_arguments",
-           "assert_global_step", "assert_or_get_global_step", "assign_from_checkpoint",
+           "argsort", "assert_global_step", "assert_or_get_global_step", "assign_from_checkpoint",
            "assign_from_checkpoint_fn", "assign_from_values", "assign_from_values_fn",
            "create_global_step", "current_arg_scope", "filter_variables", "get_global_step",
            "get_local_variables", "get_model_variables", "get_or_create_global_step",
            "get_trainable_variables", "get_unique_variable", "get_variable_full_name",
            "get_variables", "get_variables_by_name", "get_variables_by_suffix",
-           "get_variables_to_restore", "global_variable", "has_arg_scope", "list_variables",
-           "load_variable", "local_variable", "model_variable", "variable"]
+           "get_variables_to_restore", "global_variable", "has_arg_scope",
+           "init_from_checkpoint", "list_variables", "load_checkpoint", "load_variable",
+           "local_variable", "model_variable", "sort", "variable"]
 
 _log = logging.getLogger("graphcore")
 

@@ -21,7 +21,7 @@ from graphcore.data.options import (
 __all__ = ["AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY", "AutoShardPolicy",
            "AutotuneAlgorithm", "AutotuneOptions", "DistributeOptions", "ExternalStatePolicy",
            "OptimizationOptions", "ThreadingOptions", "enumerate_dataset", "get_structure",
-           "shuffle_and_repeat", "unbatch"]
+           "map_and_batch", "parallel_interleave", "shuffle_and_repeat", "unbatch"]
 
 # tf.data's sentinels: let the runtime choose; cardinalities of an endless and an unknown
 # dataset.
@@ -45,6 +45,31 @@ def shuffle_and_repeat(buffer_size: Any, count: Any = None,
     """A transformation for ``Dataset.apply``: shuffled (reshuffled each epoch), then
     repeated ``count`` times."""
     return lambda dataset: dataset.shuffle(buffer_size, seed).repeat(count)
+
+
+def map_and_batch(map_func: Callable[..., Any], batch_size: Any,
+                  num_parallel_batches: Any = None, drop_remainder: bool = False,
+                  num_parallel_calls: Any = None) -> Callable[[Dataset], Dataset]:
+    """A transformation for ``Dataset.apply``: ``dataset.map(map_func).batch(batch_size,
+    drop_remainder)`` (the fused form of TF, same elements)."""
+    if num_parallel_batches is not None and num_parallel_calls is not None:
+        raise ValueError("`map_and_batch` allows only one of `num_parallel_batches` and "
+                         "`num_parallel_calls` to be set, but "
+                         f"`num_parallel_batches` was set to {num_parallel_batches} and "
+                         f"`num_parallel_calls` as set to {num_parallel_calls}.")
+    return lambda dataset: dataset.map(map_func, num_parallel_calls).batch(
+        batch_size, drop_remainder=drop_remainder)
+
+
+def parallel_interleave(map_func: Callable[..., Any], cycle_length: Any,
+                        block_length: Any = 1, sloppy: bool = False,
+                        buffer_output_elements: Any = None,
+                        prefetch_input_elements: Any = None) -> Callable[[Dataset], Dataset]:
+    """A transformation for ``Dataset.apply``: ``dataset.interleave(map_func,
+    cycle_length, block_length)``; elements come in the deterministic interleave order,
+    which ``sloppy=True`` allows but does not require."""
+    del sloppy, buffer_output_elements, prefetch_input_elements
+    return lambda dataset: dataset.interleave(map_func, cycle_length, block_length)
 
 
 def get_structure(dataset_or_iterator: Any) -> Any:
