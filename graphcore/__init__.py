@@ -79,6 +79,7 @@ from graphcore.ops.execution_mode import CXX_VERSION
 from graphcore.protobuf.meta_graph_pb2 import MetaGraphDef, TensorInfo
 from graphcore.ops.functional_ops import *
 from graphcore import compat
+from graphcore import keras
 from graphcore import contrib, debugging, manip, raw_ops, saved_model, version
 from graphcore.platform.tf_logging import get_logger
 from graphcore.module import Module

@@ -1,7 +1,8 @@
 """Run an unmodified TF1 script on graphcore: ``python -m graphcore.run script.py [args]``.
 
 The script's ``import tensorflow as tf`` (and ``tf.compat.v1``) import graphcore, and
-``tensorflow.examples.tutorials.mnist`` imports graphcore's stand-in, and the
+``tensorflow.examples.tutorials.mnist`` imports graphcore's stand-in, ``tensorflow.keras...``
+imports graphcore.keras, and the
 ``tensorflow.python`` modules that TF1 scripts import by their internal names (``platform.
 gfile``, ``framework.graph_util``, ``client.timeline``, ``pywrap_tensorflow``... see
 ``INTERNAL_ALIASES``) import the graphcore modules that hold the same functions; then the
@@ -17,7 +18,7 @@ import sys
 import types
 
 import graphcore
-from graphcore import compat
+from graphcore import compat, keras
 from graphcore.tutorials import mnist
 from graphcore.tutorials.mnist import input_data
 from graphcore.tutorials.mnist import mnist as mnist_model
@@ -31,7 +32,15 @@ ALIASES = {
     "tensorflow.examples.tutorials.mnist": mnist,
     "tensorflow.examples.tutorials.mnist.input_data": input_data,
     "tensorflow.examples.tutorials.mnist.mnist": mnist_model,
+    "tensorflow.keras": keras,
+    "tensorflow.compat.v1.keras": keras,
 }
+# ``from tensorflow.keras.layers import Dense`` and the like.
+ALIASES.update({f"{prefix}.{name}": getattr(keras, name)
+                for prefix in ("tensorflow.keras", "tensorflow.compat.v1.keras")
+                for name in ("activations", "backend", "callbacks", "initializers", "layers",
+                             "losses", "metrics", "models", "optimizers", "regularizers",
+                             "utils")})
 
 # TF's internal module -> the graphcore module with the same public functions.
 INTERNAL_ALIASES = {

@@ -1,0 +1,237 @@
+"""The Keras layer base in graph mode (tf.keras.layers.Layer), InputLayer and Input.
+
+A Keras layer is a tf.layers Layer (graphcore/layers/base.py) whose weights are plain
+``tf.Variable``s made under the name scope of the layer's unique name (``dense/kernel:0``),
+as Keras makes them, not ``get_variable`` in a variable scope. Each call opens a fresh name
+scope (``dense``, then ``dense_1``...), passes ``training=K.learning_phase()`` to a ``call``
+that takes ``training`` and none was given, and records a ``Node`` (inputs, outputs) so that
+``tf.keras.Model(inputs, outputs)`` can find the layers between them. Losses go to
+``layer.losses`` and updates to ``layer.updates`` only (no graph collections), as Keras'.
+"""
+
+from __future__ import annotations
+
+import inspect
+import itertools
+from typing import Any
+
+import numpy as np
+
+from graphcore.framework import dtypes as dtypes_lib
+from graphcore.framework import nest
+from graphcore.framework import ops as ops_lib
+from graphcore.framework.tensor_conversion import convert_to_tensor
+from graphcore.keras import backend as K
+from graphcore.keras import initializers
+from graphcore.layers import base as base_layer
+from graphcore.ops import array_ops
+from graphcore.ops import variables as variables_lib
+
+__all__ = ["Input", "InputLayer", "InputSpec", "Layer", "Node", "keras_history"]
+
+InputSpec = base_layer.InputSpec
+_NODE_COUNTER = itertools.count()
+
+
+class Node:
+    """One call of ``layer``: its (flat) input and output tensors and call kwargs."""
+
+    def __init__(self, layer: Any, inputs: Any, outputs: Any, kwargs: dict) -> None:
+        self.layer = layer
+        self.input_structure = inputs
+        self.inputs = nest.flatten(inputs)
+        self.output_structure = outputs
+        self.outputs = nest.flatten(outputs)
+        self.kwargs = kwargs
+        self.order = next(_NODE_COUNTER)
+
+
+def keras_history(tensor: Any) -> tuple | None:
+    """``(layer, node_index, tensor_index)`` of the call that made ``tensor``, or None."""
+    return tensor.graph.__dict__.get("_keras_history", {}).get(tensor)
+
+
+def _set_history(tensor: Any, history: tuple) -> None:
+    tensor.graph.__dict__.setdefault("_keras_history", {})[tensor] = history
+
+
+class Layer(base_layer.Layer):
+    """tf.keras.layers.Layer: ``build(input_shape)``, ``call(inputs)``, ``add_weight``."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        batch_input_shape = kwargs.pop("batch_input_shape", None)
+        input_shape = kwargs.pop("input_shape", None)
+        input_dim = kwargs.pop("input_dim", None)
+        batch_size = kwargs.pop("batch_size", None)
+        if kwargs.pop("weights", None) is not None:
+            raise NotImplementedError("The `weights` argument of Keras layers is not "
+                                      "implemented in graphcore: call set_weights after "
+                                      "the layer is built.")
+        if input_shape is None and input_dim is not None:
+            input_shape = (input_dim,)
+        if batch_input_shape is None and input_shape is not None:
+            batch_input_shape = (batch_size,) + tuple(input_shape)
+        self._batch_input_shape = tuple(batch_input_shape) if batch_input_shape \
+            is not None else None
+        super().__init__(*args, **kwargs)
+        self._inbound_nodes: list = []
+        self._expects_training = "training" in inspect.signature(self.call).parameters
+
+    # -- weights ------------------------------------------------------------------------
+    def add_weight(self, name: str, shape: Any = (), dtype: Any = None,
+                   initializer: Any = None, regularizer: Any = None,
+                   trainable: bool | None = None, constraint: Any = None,
+                   **kwargs: Any) -> Any:
+        """A ``tf.Variable`` named ``name`` under the current (layer's) name scope."""
+        del kwargs
+        trainable = True if trainable is None else trainable
+        dtype = dtypes_lib.as_dtype(dtype or self.dtype or K.floatx())
+        initializer = initializers.get(initializer)
+        if initializer is None:
+            initializer = initializers.get("glorot_uniform" if dtype.is_floating
+                                           else "zeros")
+        shape = [int(d) for d in shape]
+        variable = variables_lib.Variable(
+            lambda: initializer(shape, dtype=dtype), name=name, dtype=dtype,
+            trainable=trainable, constraint=constraint)
+        variable._keras_name = name
+        K.track_variable(variable)
+        (self._trainable_weights if trainable else self._non_trainable_weights).append(variable)
+        if regularizer is not None:
+            with ops_lib.name_scope(name + "/Regularizer"):
+                self.add_loss(regularizer(variable))
+        return variable
+
+    def add_loss(self, losses: Any, inputs: Any = None) -> None:
+        del inputs
+        for loss in nest.flatten(losses):
+            loss = loss() if callable(loss) else loss
+            if loss is not None:
+                self._losses.append(convert_to_tensor(loss))
+
+    def get_weights(self) -> list:
+        return K.batch_get_value(self.weights)
+
+    def set_weights(self, weights: list) -> None:
+        params = self.weights
+        if len(params) != len(weights):
+            raise ValueError(f"You called `set_weights(weights)` on layer \"{self.name}\" "
+                             f"with a weight list of length {len(weights)}, but the layer "
+                             f"was expecting {len(params)} weights.")
+        for p, w in zip(params, weights):
+            if tuple(p.shape.as_list()) != np.shape(w):
+                raise ValueError(f"Layer {self.name} weight shape {tuple(p.shape.as_list())} "
+                                 f"is not compatible with provided weight shape "
+                                 f"{np.shape(w)}.")
+        K.batch_set_value(list(zip(params, weights)))
+
+    def count_params(self) -> int:
+        if not self.built:
+            raise ValueError(f"You tried to call `count_params` on layer {self.name}, but "
+                             "the layer isn't built. You can build it manually via: "
+                             f"`{self.name}.build(batch_input_shape)`.")
+        return int(sum(np.prod(w.shape.as_list(), dtype=np.int64) for w in self.weights))
+
+    # -- calling ------------------------------------------------------------------------
+    def __call__(self, inputs: Any, *args: Any, **kwargs: Any) -> Any:
+        if self._expects_training and kwargs.get("training") is None and not args:
+            kwargs["training"] = K.learning_phase()
+        call_kwargs = dict(kwargs)
+        with ops_lib.name_scope(self.name):
+            inputs = nest.map_structure(convert_to_tensor, inputs)
+            base_layer._assert_input_compatibility(self.input_spec, inputs, self.name)
+            if not self.built:
+                first = nest.flatten(inputs)[0]
+                if self._dtype is None:
+                    self._dtype = first.dtype.base_dtype.name if first.dtype.is_floating \
+                        else K.floatx()
+                self.build(nest.map_structure(lambda x: x.shape, inputs))
+                self.built = True
+            outputs = self.call(inputs, *args, **kwargs)
+            if outputs is None:
+                raise ValueError("A layer's `call` method should return a Tensor or a "
+                                 f"list of Tensors, not None (layer: {self.name}).")
+            if self._activity_regularizer is not None:
+                self._handle_activity_regularization(inputs, outputs)
+        self._add_node(inputs, outputs, call_kwargs)
+        return outputs
+
+    def _add_node(self, inputs: Any, outputs: Any, kwargs: dict) -> None:
+        node = Node(self, inputs, outputs, kwargs)
+        self._inbound_nodes.append(node)
+        for i, tensor in enumerate(node.outputs):
+            _set_history(tensor, (self, len(self._inbound_nodes) - 1, i))
+
+    # -- what the first call saw ----------------------------------------------------------
+    def _first_node(self, what: str) -> Node:
+        if not self._inbound_nodes:
+            raise AttributeError(f"Layer {self.name} is not connected, no input to return." if
+                                 what == "input" else f"Layer {self.name} has no inbound "
+                                 "nodes.")
+        return self._inbound_nodes[0]
+
+    @property
+    def input(self) -> Any:
+        return self._first_node("input").input_structure
+
+    @property
+    def output(self) -> Any:
+        return self._first_node("output").output_structure
+
+    @property
+    def input_shape(self) -> Any:
+        return nest.map_structure(lambda t: tuple(t.shape.as_list()), self.input)
+
+    @property
+    def output_shape(self) -> Any:
+        return nest.map_structure(lambda t: tuple(t.shape.as_list()), self.output)
+
+    def get_config(self) -> dict:
+        config = {"name": self.name, "trainable": self.trainable, "dtype": self.dtype}
+        if self._batch_input_shape is not None:
+            config["batch_input_shape"] = self._batch_input_shape
+        return config
+
+
+class InputLayer(Layer):
+    """The placeholder a functional model starts from (``input_1``, ``input_2``...)."""
+
+    def __init__(self, input_shape: Any = None, batch_size: int | None = None,
+                 dtype: Any = None, input_tensor: Any = None, sparse: bool = False,
+                 name: str | None = None, **kwargs: Any) -> None:
+        batch_input_shape = kwargs.pop("batch_input_shape", None)
+        if sparse:
+            raise NotImplementedError("sparse Keras inputs are not implemented in graphcore")
+        if name is None:
+            name = K.unique_object_name("input", zero_based=False)
+        super().__init__(name=name, dtype=dtype or K.floatx(), **kwargs)
+        if input_tensor is None:
+            if batch_input_shape is None:
+                if input_shape is None:
+                    raise ValueError("Please provide to Input either a `shape` or a "
+                                     "`tensor` argument. Note that `shape` does not "
+                                     "include the batch dimension.")
+                batch_input_shape = (batch_size,) + tuple(input_shape)
+            self._batch_input_shape = tuple(batch_input_shape)
+            with ops_lib.name_scope(None):
+                input_tensor = array_ops.placeholder(self.dtype, shape=batch_input_shape,
+                                                     name=self.name)
+        else:
+            self._batch_input_shape = tuple(input_tensor.shape.as_list())
+        self.built = True
+        self._add_node([], input_tensor, {})
+
+    def get_config(self) -> dict:
+        return {"batch_input_shape": self._batch_input_shape, "dtype": self.dtype,
+                "sparse": False, "name": self.name}
+
+
+def Input(shape: Any = None, batch_size: int | None = None, name: str | None = None,  # noqa: N802
+          dtype: Any = None, sparse: bool = False, tensor: Any = None,
+          batch_shape: Any = None, **kwargs: Any) -> Any:
+    """A placeholder tensor for a functional model (its InputLayer's output)."""
+    if kwargs:
+        raise ValueError(f"Unrecognized keyword arguments: {list(kwargs)}")
+    layer = InputLayer(input_shape=shape, batch_size=batch_size, name=name, dtype=dtype,
+                       sparse=sparse, input_tensor=tensor, batch_input_shape=batch_shape)
+    return layer.output

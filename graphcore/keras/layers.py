@@ -1,0 +1,323 @@
+"""tf.keras.layers (graph mode): Keras' constructors over graphcore's tf.layers
+implementations (Dense, Conv2D, pooling, BatchNormalization, Dropout, Flatten share their
+build/call), plus the Keras-only layers: Activation, Reshape, Embedding, Lambda and the
+merges (Concatenate, Add, Subtract, Multiply, Average, Maximum, Minimum)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from graphcore.framework import dtypes as dtypes_lib
+from graphcore.framework import tensor_shape as shape_lib
+from graphcore.keras import activations, initializers, regularizers
+from graphcore.keras import backend as K
+from graphcore.keras.engine import Input, InputLayer, InputSpec, Layer
+from graphcore.layers import convolutional, core, normalization, pooling
+from graphcore.ops import array_ops, embedding_ops, math_ops
+
+__all__ = [
+    "Activation", "Add", "AveragePooling2D", "AvgPool2D", "Average", "BatchNormalization",
+    "Concatenate", "Conv2D", "Convolution2D", "Dense", "Dropout", "Embedding", "Flatten",
+    "Input", "InputLayer", "InputSpec", "Lambda", "Layer", "MaxPool2D", "MaxPooling2D",
+    "Maximum", "Minimum", "Multiply", "Reshape", "Subtract", "add", "average", "concatenate",
+    "maximum", "minimum", "multiply", "subtract",
+]
+
+
+def _kernel_bias_kwargs(activation: Any, kernel_initializer: Any, bias_initializer: Any,
+                        kernel_regularizer: Any, bias_regularizer: Any,
+                        activity_regularizer: Any) -> dict:
+    return dict(activation=activations.get(activation),
+                kernel_initializer=initializers.get(kernel_initializer),
+                bias_initializer=initializers.get(bias_initializer),
+                kernel_regularizer=regularizers.get(kernel_regularizer),
+                bias_regularizer=regularizers.get(bias_regularizer),
+                activity_regularizer=regularizers.get(activity_regularizer))
+
+
+class Dense(Layer, core.Dense):
+    """``activation(dot(inputs, kernel) + bias)``; weights ``<name>/kernel``, ``/bias``."""
+
+    def __init__(self, units: int, activation: Any = None, use_bias: bool = True,
+                 kernel_initializer: Any = "glorot_uniform", bias_initializer: Any = "zeros",
+                 kernel_regularizer: Any = None, bias_regularizer: Any = None,
+                 activity_regularizer: Any = None, kernel_constraint: Any = None,
+                 bias_constraint: Any = None, **kwargs: Any) -> None:
+        super().__init__(units, use_bias=use_bias, kernel_constraint=kernel_constraint,
+                         bias_constraint=bias_constraint,
+                         **_kernel_bias_kwargs(activation, kernel_initializer,
+                                               bias_initializer, kernel_regularizer,
+                                               bias_regularizer, activity_regularizer),
+                         **kwargs)
+
+
+class Conv2D(Layer, convolutional.Conv2D):
+    """2-D convolution; ``data_format`` None means ``K.image_data_format()``."""
+
+    def __init__(self, filters: int, kernel_size: Any, strides: Any = (1, 1),
+                 padding: str = "valid", data_format: str | None = None,
+                 dilation_rate: Any = (1, 1), activation: Any = None, use_bias: bool = True,
+                 kernel_initializer: Any = "glorot_uniform", bias_initializer: Any = "zeros",
+                 kernel_regularizer: Any = None, bias_regularizer: Any = None,
+                 activity_regularizer: Any = None, kernel_constraint: Any = None,
+                 bias_constraint: Any = None, **kwargs: Any) -> None:
+        super().__init__(filters, kernel_size, strides=strides, padding=padding,
+                         data_format=data_format or K.image_data_format(),
+                         dilation_rate=dilation_rate, use_bias=use_bias,
+                         kernel_constraint=kernel_constraint, bias_constraint=bias_constraint,
+                         **_kernel_bias_kwargs(activation, kernel_initializer,
+                                               bias_initializer, kernel_regularizer,
+                                               bias_regularizer, activity_regularizer),
+                         **kwargs)
+
+
+Convolution2D = Conv2D
+
+
+class MaxPooling2D(Layer, pooling.MaxPooling2D):
+    def __init__(self, pool_size: Any = (2, 2), strides: Any = None, padding: str = "valid",
+                 data_format: str | None = None, **kwargs: Any) -> None:
+        super().__init__(pool_size, strides, padding=padding,
+                         data_format=data_format or K.image_data_format(), **kwargs)
+
+
+class AveragePooling2D(Layer, pooling.AveragePooling2D):
+    def __init__(self, pool_size: Any = (2, 2), strides: Any = None, padding: str = "valid",
+                 data_format: str | None = None, **kwargs: Any) -> None:
+        super().__init__(pool_size, strides, padding=padding,
+                         data_format=data_format or K.image_data_format(), **kwargs)
+
+
+MaxPool2D, AvgPool2D = MaxPooling2D, AveragePooling2D
+
+
+class BatchNormalization(Layer, normalization.BatchNormalization):
+    """Batch normalization; in training (the learning phase) its moving averages are
+    updated by ``layer.updates``, which ``fit`` runs."""
+
+    def __init__(self, axis: Any = -1, momentum: float = 0.99, epsilon: float = 1e-3,
+                 center: bool = True, scale: bool = True, beta_initializer: Any = "zeros",
+                 gamma_initializer: Any = "ones", moving_mean_initializer: Any = "zeros",
+                 moving_variance_initializer: Any = "ones", beta_regularizer: Any = None,
+                 gamma_regularizer: Any = None, beta_constraint: Any = None,
+                 gamma_constraint: Any = None, **kwargs: Any) -> None:
+        kwargs.pop("fused", None)
+        super().__init__(axis=axis, momentum=momentum, epsilon=epsilon, center=center,
+                         scale=scale, beta_initializer=initializers.get(beta_initializer),
+                         gamma_initializer=initializers.get(gamma_initializer),
+                         moving_mean_initializer=initializers.get(moving_mean_initializer),
+                         moving_variance_initializer=initializers.get(
+                             moving_variance_initializer),
+                         beta_regularizer=regularizers.get(beta_regularizer),
+                         gamma_regularizer=regularizers.get(gamma_regularizer),
+                         beta_constraint=beta_constraint, gamma_constraint=gamma_constraint,
+                         **kwargs)
+
+
+class Dropout(Layer, core.Dropout):
+    """Drops a fraction ``rate`` of the inputs in the training phase."""
+
+
+class Flatten(Layer, core.Flatten):
+    """[N, ...] -> [N, prod(...)]."""
+
+
+class Activation(Layer):
+    def __init__(self, activation: Any, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.activation = activations.get(activation)
+
+    def call(self, inputs: Any) -> Any:
+        return self.activation(inputs)
+
+
+class Reshape(Layer):
+    """Reshapes all but the batch dimension to ``target_shape`` (one -1 allowed)."""
+
+    def __init__(self, target_shape: Any, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.target_shape = tuple(target_shape)
+
+    def _fix_unknown_dimension(self, input_shape: list) -> list:
+        output_shape = list(self.target_shape)
+        unknown = [i for i, d in enumerate(output_shape) if d < 0]
+        if len(unknown) > 1:
+            raise ValueError("There must be at most one unknown dimension in output_shape. "
+                             f"Received: output_shape={self.target_shape}.")
+        original = int(np.prod(input_shape))
+        known = int(np.prod([d for d in output_shape if d >= 0]))
+        if unknown:
+            if known == 0 or original % known:
+                raise ValueError(f"total size of new array must be unchanged, "
+                                 f"input_shape = {input_shape}, output_shape = "
+                                 f"{self.target_shape}")
+            output_shape[unknown[0]] = original // known
+        elif original != known:
+            raise ValueError(f"total size of new array must be unchanged, input_shape = "
+                             f"{input_shape}, output_shape = {self.target_shape}")
+        return output_shape
+
+    def call(self, inputs: Any) -> Any:
+        outputs = array_ops.reshape(
+            inputs, [array_ops.shape(inputs)[0]] + list(self.target_shape))
+        rest = inputs.shape.as_list()[1:] if inputs.shape.ndims is not None else [None]
+        if None not in rest:
+            outputs.set_shape([inputs.shape.as_list()[0]] + self._fix_unknown_dimension(rest))
+        return outputs
+
+
+class Embedding(Layer):
+    """Rows of ``embeddings`` [input_dim, output_dim] looked up by integer inputs."""
+
+    def __init__(self, input_dim: int, output_dim: int,
+                 embeddings_initializer: Any = "uniform", embeddings_regularizer: Any = None,
+                 activity_regularizer: Any = None, embeddings_constraint: Any = None,
+                 mask_zero: bool = False, input_length: Any = None, **kwargs: Any) -> None:
+        if "input_shape" not in kwargs and input_length is not None:
+            kwargs["input_shape"] = (input_length,) if isinstance(input_length, int) \
+                else tuple(input_length)
+        if mask_zero:
+            raise NotImplementedError("Embedding(mask_zero=True): Keras masking is not "
+                                      "implemented in graphcore")
+        super().__init__(activity_regularizer=regularizers.get(activity_regularizer), **kwargs)
+        self.input_dim = int(input_dim)
+        self.output_dim = int(output_dim)
+        self.embeddings_initializer = initializers.get(embeddings_initializer)
+        self.embeddings_regularizer = regularizers.get(embeddings_regularizer)
+        self.embeddings_constraint = embeddings_constraint
+        self.input_length = input_length
+
+    def build(self, input_shape: Any) -> None:
+        self.embeddings = self.add_weight(
+            "embeddings", shape=(self.input_dim, self.output_dim),
+            initializer=self.embeddings_initializer, regularizer=self.embeddings_regularizer,
+            constraint=self.embeddings_constraint, dtype=K.floatx())
+        self.built = True
+
+    def call(self, inputs: Any) -> Any:
+        if inputs.dtype.base_dtype not in (dtypes_lib.int32, dtypes_lib.int64):
+            inputs = math_ops.cast(inputs, dtypes_lib.int32)
+        return embedding_ops.embedding_lookup(self.embeddings, inputs)
+
+
+class Lambda(Layer):
+    """Wraps ``function(inputs, **arguments)`` as a layer."""
+
+    def __init__(self, function: Any, output_shape: Any = None, mask: Any = None,
+                 arguments: dict | None = None, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.function = function
+        self.arguments = arguments or {}
+        self._output_shape = output_shape
+
+    def call(self, inputs: Any, mask: Any = None, training: Any = None) -> Any:
+        del mask, training
+        return self.function(inputs, **self.arguments)
+
+
+class _Merge(Layer):
+    """Merges a list of tensors of the same shape elementwise."""
+
+    def _merge_function(self, inputs: list) -> Any:
+        raise NotImplementedError
+
+    def build(self, input_shape: Any) -> None:
+        if not isinstance(input_shape, (list, tuple)) or len(input_shape) < 2:
+            raise ValueError("A merge layer should be called on a list of at least 2 "
+                             f"inputs. Got {len(input_shape) if isinstance(input_shape, list) else 1} inputs.")  # noqa: E501
+        self.built = True
+
+    def call(self, inputs: Any) -> Any:
+        return self._merge_function(list(inputs))
+
+
+class Add(_Merge):
+    def _merge_function(self, inputs: list) -> Any:
+        output = inputs[0]
+        for x in inputs[1:]:
+            output = output + x
+        return output
+
+
+class Subtract(_Merge):
+    def build(self, input_shape: Any) -> None:
+        super().build(input_shape)
+        if len(input_shape) != 2:
+            raise ValueError("A `Subtract` layer should be called on exactly 2 inputs")
+
+    def _merge_function(self, inputs: list) -> Any:
+        return inputs[0] - inputs[1]
+
+
+class Multiply(_Merge):
+    def _merge_function(self, inputs: list) -> Any:
+        output = inputs[0]
+        for x in inputs[1:]:
+            output = output * x
+        return output
+
+
+class Average(_Merge):
+    def _merge_function(self, inputs: list) -> Any:
+        output = inputs[0]
+        for x in inputs[1:]:
+            output = output + x
+        return output / len(inputs)
+
+
+class Maximum(_Merge):
+    def _merge_function(self, inputs: list) -> Any:
+        output = inputs[0]
+        for x in inputs[1:]:
+            output = math_ops.maximum(output, x)
+        return output
+
+
+class Minimum(_Merge):
+    def _merge_function(self, inputs: list) -> Any:
+        output = inputs[0]
+        for x in inputs[1:]:
+            output = math_ops.minimum(output, x)
+        return output
+
+
+class Concatenate(_Merge):
+    """Concatenates a list of tensors along ``axis``."""
+
+    def __init__(self, axis: int = -1, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.axis = axis
+
+    def build(self, input_shape: Any) -> None:
+        super().build(input_shape)
+        ranks = {shape_lib.TensorShape(s).ndims for s in input_shape}
+        if len(ranks) > 1:
+            raise ValueError("A `Concatenate` layer requires inputs with matching shapes "
+                             "except for the concatenation axis. Received: input_shape="
+                             f"{[tuple(shape_lib.TensorShape(s).as_list()) for s in input_shape]}")
+
+    def _merge_function(self, inputs: list) -> Any:
+        return array_ops.concat(inputs, axis=self.axis)
+
+
+def _merge_fn(cls: type, name: str) -> Any:
+    def merge(inputs: list, **kwargs: Any) -> Any:
+        return cls(**kwargs)(inputs)
+    merge.__name__ = name
+    merge.__doc__ = f"Functional interface to the ``{cls.__name__}`` layer."
+    return merge
+
+
+add = _merge_fn(Add, "add")
+subtract = _merge_fn(Subtract, "subtract")
+multiply = _merge_fn(Multiply, "multiply")
+average = _merge_fn(Average, "average")
+maximum = _merge_fn(Maximum, "maximum")
+minimum = _merge_fn(Minimum, "minimum")
+
+
+def concatenate(inputs: list, axis: int = -1, **kwargs: Any) -> Any:
+    """Functional interface to the ``Concatenate`` layer."""
+    return Concatenate(axis=axis, **kwargs)(inputs)

@@ -1,0 +1,141 @@
+"""tf.keras.losses: per-sample loss functions (``mse``, ``categorical_crossentropy``...) and
+the Loss classes (``from_logits``), which reduce to the mean over the batch."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from graphcore.framework.tensor_conversion import convert_to_tensor
+from graphcore.keras import backend as K
+from graphcore.ops import math_ops
+
+__all__ = [
+    "BinaryCrossentropy", "CategoricalCrossentropy", "Loss", "MAE", "MSE",
+    "MeanAbsoluteError", "MeanSquaredError", "SparseCategoricalCrossentropy",
+    "binary_crossentropy", "categorical_crossentropy", "get", "mae", "mean_absolute_error",
+    "mean_squared_error", "mse", "sparse_categorical_crossentropy",
+]
+
+
+def _pair(y_true: Any, y_pred: Any) -> tuple:
+    y_pred = convert_to_tensor(y_pred)
+    return math_ops.cast(convert_to_tensor(y_true), y_pred.dtype), y_pred
+
+
+def mean_squared_error(y_true: Any, y_pred: Any) -> Any:
+    y_true, y_pred = _pair(y_true, y_pred)
+    return math_ops.reduce_mean(math_ops.square(y_pred - y_true), -1)
+
+
+def mean_absolute_error(y_true: Any, y_pred: Any) -> Any:
+    y_true, y_pred = _pair(y_true, y_pred)
+    return math_ops.reduce_mean(math_ops.abs(y_pred - y_true), -1)
+
+
+def categorical_crossentropy(y_true: Any, y_pred: Any, from_logits: bool = False,
+                             label_smoothing: float = 0.0) -> Any:
+    y_true, y_pred = _pair(y_true, y_pred)
+    if label_smoothing:
+        num_classes = math_ops.cast(K.shape(y_true)[-1], y_pred.dtype)
+        y_true = y_true * (1.0 - label_smoothing) + label_smoothing / num_classes
+    return K.categorical_crossentropy(y_true, y_pred, from_logits=from_logits)
+
+
+def sparse_categorical_crossentropy(y_true: Any, y_pred: Any, from_logits: bool = False,
+                                    axis: int = -1) -> Any:
+    return K.sparse_categorical_crossentropy(y_true, y_pred, from_logits=from_logits,
+                                             axis=axis)
+
+
+def binary_crossentropy(y_true: Any, y_pred: Any, from_logits: bool = False,
+                        label_smoothing: float = 0.0) -> Any:
+    y_true, y_pred = _pair(y_true, y_pred)
+    if label_smoothing:
+        y_true = y_true * (1.0 - label_smoothing) + 0.5 * label_smoothing
+    return K.mean(K.binary_crossentropy(y_true, y_pred, from_logits=from_logits), axis=-1)
+
+
+mse = MSE = mean_squared_error
+mae = MAE = mean_absolute_error
+
+
+class Loss:
+    """A loss object: ``fn(y_true, y_pred, **kwargs)`` per sample, averaged on call."""
+
+    def __init__(self, fn: Any, name: str | None = None, reduction: str = "auto",
+                 **kwargs: Any) -> None:
+        if reduction not in ("auto", "sum_over_batch_size"):
+            raise NotImplementedError(f"Loss reduction {reduction!r} is not implemented "
+                                      "in graphcore")
+        self.fn = fn
+        self.name = name
+        self._fn_kwargs = kwargs
+
+    def call(self, y_true: Any, y_pred: Any) -> Any:
+        return self.fn(y_true, y_pred, **self._fn_kwargs)
+
+    def __call__(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> Any:
+        if sample_weight is not None:
+            raise NotImplementedError("Loss(sample_weight=...) is not implemented in "
+                                      "graphcore")
+        with K.name_scope(self.name or "loss"):
+            return math_ops.reduce_mean(self.call(y_true, y_pred))
+
+
+class MeanSquaredError(Loss):
+    def __init__(self, reduction: str = "auto", name: str = "mean_squared_error") -> None:
+        super().__init__(mean_squared_error, name=name, reduction=reduction)
+
+
+class MeanAbsoluteError(Loss):
+    def __init__(self, reduction: str = "auto", name: str = "mean_absolute_error") -> None:
+        super().__init__(mean_absolute_error, name=name, reduction=reduction)
+
+
+class CategoricalCrossentropy(Loss):
+    def __init__(self, from_logits: bool = False, label_smoothing: float = 0.0,
+                 reduction: str = "auto", name: str = "categorical_crossentropy") -> None:
+        super().__init__(categorical_crossentropy, name=name, reduction=reduction,
+                         from_logits=from_logits, label_smoothing=label_smoothing)
+
+
+class SparseCategoricalCrossentropy(Loss):
+    def __init__(self, from_logits: bool = False, reduction: str = "auto",
+                 name: str = "sparse_categorical_crossentropy") -> None:
+        super().__init__(sparse_categorical_crossentropy, name=name, reduction=reduction,
+                         from_logits=from_logits)
+
+
+class BinaryCrossentropy(Loss):
+    def __init__(self, from_logits: bool = False, label_smoothing: float = 0.0,
+                 reduction: str = "auto", name: str = "binary_crossentropy") -> None:
+        super().__init__(binary_crossentropy, name=name, reduction=reduction,
+                         from_logits=from_logits, label_smoothing=label_smoothing)
+
+
+_BY_NAME = {
+    "mean_squared_error": mean_squared_error, "mse": mse, "MSE": mse,
+    "mean_absolute_error": mean_absolute_error, "mae": mae, "MAE": mae,
+    "categorical_crossentropy": categorical_crossentropy,
+    "sparse_categorical_crossentropy": sparse_categorical_crossentropy,
+    "binary_crossentropy": binary_crossentropy,
+}
+
+
+def get(identifier: Any) -> Any:
+    """A loss function from its name, or the callable itself."""
+    if isinstance(identifier, str):
+        if identifier not in _BY_NAME:
+            raise ValueError(f"Unknown loss function: '{identifier}'. Please ensure you are "
+                             "using a `keras.utils.custom_object_scope` and that this object "
+                             "is included in the scope.")
+        return _BY_NAME[identifier]
+    if callable(identifier):
+        return identifier
+    raise ValueError(f"Could not interpret loss function identifier: {identifier}")
+
+
+def per_sample(loss: Any) -> Any:
+    """The per-sample function of a loss name, function or Loss object."""
+    loss = get(loss)
+    return loss.call if isinstance(loss, Loss) else loss

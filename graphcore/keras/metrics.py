@@ -1,0 +1,70 @@
+"""tf.keras.metrics functions: the accuracies and errors ``compile(metrics=[...])`` takes by
+name (``"accuracy"`` picks the binary, categorical or sparse accuracy from the loss and the
+output's shape, as Keras does), each per sample and averaged over the batch."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from graphcore.keras import backend as K
+from graphcore.keras import losses
+from graphcore.ops import math_ops
+
+__all__ = ["binary_accuracy", "categorical_accuracy", "get", "mae", "mean_absolute_error",
+           "mean_squared_error", "mse", "sparse_categorical_accuracy"]
+
+
+def binary_accuracy(y_true: Any, y_pred: Any, threshold: float = 0.5) -> Any:
+    y_pred = math_ops.cast(math_ops.greater(y_pred, threshold), y_pred.dtype)
+    y_true = math_ops.cast(y_true, y_pred.dtype)
+    return K.mean(math_ops.cast(math_ops.equal(y_true, y_pred), K.floatx()), axis=-1)
+
+
+def categorical_accuracy(y_true: Any, y_pred: Any) -> Any:
+    return math_ops.cast(math_ops.equal(math_ops.argmax(y_true, -1),
+                                        math_ops.argmax(y_pred, -1)), K.floatx())
+
+
+def sparse_categorical_accuracy(y_true: Any, y_pred: Any) -> Any:
+    y_true = K.flatten(y_true) if y_true.shape.ndims != 1 else y_true
+    y_pred_labels = math_ops.cast(math_ops.argmax(y_pred, -1), K.floatx())
+    y_pred_labels = K.flatten(y_pred_labels)
+    return math_ops.cast(math_ops.equal(math_ops.cast(y_true, K.floatx()), y_pred_labels),
+                         K.floatx())
+
+
+mean_squared_error = mse = losses.mean_squared_error
+mean_absolute_error = mae = losses.mean_absolute_error
+
+_BY_NAME = {
+    "binary_accuracy": binary_accuracy, "categorical_accuracy": categorical_accuracy,
+    "sparse_categorical_accuracy": sparse_categorical_accuracy,
+    "mean_squared_error": mean_squared_error, "mse": mse,
+    "mean_absolute_error": mean_absolute_error, "mae": mae,
+}
+
+
+def get(identifier: Any) -> Any:
+    if isinstance(identifier, str):
+        if identifier not in _BY_NAME:
+            raise ValueError(f"Unknown metric function: '{identifier}'.")
+        return _BY_NAME[identifier]
+    if callable(identifier):
+        return identifier
+    raise ValueError(f"Could not interpret metric identifier: {identifier}")
+
+
+def resolve(metric: Any, loss_fn: Any, output: Any) -> tuple:
+    """``(name, function)`` for one ``compile`` metric on ``output`` (v1 names: ``acc``)."""
+    if metric in ("accuracy", "acc"):
+        loss_name = getattr(loss_fn, "__name__", "") or getattr(loss_fn, "name", "")
+        fn_name = getattr(getattr(loss_fn, "fn", None), "__name__", loss_name)
+        if output.shape.as_list()[-1:] == [1] or "binary_crossentropy" in (loss_name, fn_name):
+            fn = binary_accuracy
+        elif "sparse_categorical_crossentropy" in (loss_name, fn_name):
+            fn = sparse_categorical_accuracy
+        else:
+            fn = categorical_accuracy
+        return "acc" if metric == "accuracy" else metric, fn
+    fn = get(metric)
+    return (metric if isinstance(metric, str) else fn.__name__), fn

@@ -1,0 +1,235 @@
+"""The functional network: a Keras layer made of the layers between ``inputs`` and
+``outputs`` (found through the Nodes their calls recorded), or of the layers a subclass sets
+as attributes and uses in its own ``call``. It gathers the layers' weights, updates and
+losses, runs them again on new inputs, prints ``summary()`` and saves/loads its weights as
+a TF checkpoint with Keras' object-based keys (``layer_with_weights-0/kernel/.ATTRIBUTES/
+VARIABLE_VALUE``), so checkpoints interchange with TF's ``save_weights``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from graphcore.framework import nest
+from graphcore.keras import backend as K
+from graphcore.keras.engine import InputLayer, Layer, keras_history
+from graphcore.keras.layer_utils import print_summary
+from graphcore.layers import base as base_layer
+
+__all__ = ["Network"]
+
+_ATTRIBUTE_KEY = ".ATTRIBUTES/VARIABLE_VALUE"
+
+
+def _dedup(weights: list) -> list:
+    seen, out = set(), []
+    for w in weights:
+        if id(w) not in seen:
+            seen.add(id(w))
+            out.append(w)
+    return out
+
+
+def _node_of(tensor: Any) -> Any:
+    layer, node_index, _ = keras_history(tensor)
+    return layer._inbound_nodes[node_index]
+
+
+class Network(Layer):
+    """``Model(inputs, outputs)`` or a subclass with its own ``call``."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        inputs = kwargs.pop("inputs", args[0] if args else None)
+        outputs = kwargs.pop("outputs", args[1] if len(args) > 1 else None)
+        super().__init__(name=kwargs.pop("name", None), trainable=kwargs.pop("trainable", True),
+                         **kwargs)
+        self._layers: list = []
+        self._is_graph_network = False
+        self.inputs: list = []
+        self.outputs: list = []
+        self._nodes_in_order: list = []
+        if inputs is not None:
+            if outputs is None:
+                raise ValueError("A functional Model needs both `inputs` and `outputs`.")
+            self._init_graph_network(inputs, outputs)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        # A subclassed model's layers are the Layer attributes it sets, in order.
+        if isinstance(value, base_layer.Layer) and "_layers" in self.__dict__ and \
+                not name.startswith("_") and all(value is not x for x in self._layers):
+            self._layers.append(value)
+        super().__setattr__(name, value)
+
+    # -- the graph ------------------------------------------------------------------------
+    def _init_graph_network(self, inputs: Any, outputs: Any) -> None:
+        self._nested_inputs, self._nested_outputs = inputs, outputs
+        self.inputs, self.outputs = nest.flatten(inputs), nest.flatten(outputs)
+        for x in self.inputs:
+            history = keras_history(x)
+            if history is None or not isinstance(history[0], InputLayer):
+                raise ValueError("Input tensors to a Functional must come from "
+                                 f"`tf.keras.Input`. Received: {x} (missing previous layer "
+                                 "metadata).")
+        input_ids = {id(x) for x in self.inputs}
+        nodes: list = []
+        seen: set = set()
+        layer_index: dict = {}
+
+        def visit(tensor: Any) -> None:
+            history = keras_history(tensor)
+            if history is None:
+                raise ValueError("Output tensors of a Functional model must be the output "
+                                 "of a TensorFlow `Layer` (thus holding past layer "
+                                 f"metadata). Found: {tensor}")
+            layer = history[0]
+            node = _node_of(tensor)
+            layer_index.setdefault(id(layer), len(layer_index))
+            if id(node) in seen:
+                return
+            seen.add(id(node))
+            if isinstance(layer, InputLayer) and id(tensor) not in input_ids:
+                raise ValueError(f"Graph disconnected: cannot obtain value for tensor "
+                                 f"{tensor} at layer \"{layer.name}\". The following "
+                                 "previous layers were accessed without issue: "
+                                 f"{[n.layer.name for n in nodes]}")
+            for x in node.inputs:
+                visit(x)
+            nodes.append(node)
+
+        for x in self.outputs:
+            visit(x)
+        node_depth: dict = {}
+        layer_depth: dict = {}
+        for node in reversed(nodes):
+            depth = max(node_depth.setdefault(id(node), 0), layer_depth.get(id(node.layer), 0))
+            node_depth[id(node)] = depth
+            layer_depth[id(node.layer)] = depth
+            for x in node.inputs:
+                parent = _node_of(x)
+                node_depth[id(parent)] = max(node_depth.get(id(parent), 0), depth + 1)
+        order = {id(n): i for i, n in enumerate(nodes)}
+        self._nodes_in_order = sorted(nodes, key=lambda n: (-node_depth[id(n)], order[id(n)]))
+        self._network_node_ids = set(order)
+        self._nodes_by_depth: dict = {}
+        for n in nodes:
+            self._nodes_by_depth.setdefault(node_depth[id(n)], []).append(n)
+        layers = _dedup([n.layer for n in nodes])
+        self._layers = sorted(layers, key=lambda la: (-layer_depth[id(la)],
+                                                      layer_index[id(la)]))
+        self._is_graph_network = True
+        self.built = True
+
+    def call(self, inputs: Any, training: Any = None, mask: Any = None) -> Any:
+        del mask
+        if not self._is_graph_network:
+            raise NotImplementedError("When subclassing the `Model` class, you should "
+                                      "implement a `call` method.")
+        return self._run_internal_graph(inputs, training)
+
+    def _run_internal_graph(self, inputs: Any, training: Any) -> Any:
+        values = {id(x): y for x, y in zip(self.inputs, nest.flatten(inputs))}
+        for node in self._nodes_in_order:
+            if isinstance(node.layer, InputLayer):
+                continue
+            args = nest.pack_sequence_as(node.input_structure,
+                                         [values[id(x)] for x in node.inputs])
+            kwargs = dict(node.kwargs)
+            if training is not None and "training" in kwargs:
+                kwargs["training"] = training
+            outputs = node.layer(args, **kwargs)
+            for x, y in zip(node.outputs, nest.flatten(outputs)):
+                values[id(x)] = y
+        return nest.pack_sequence_as(self._nested_outputs,
+                                     [values[id(x)] for x in self.outputs])
+
+    # -- layers and their state -----------------------------------------------------------
+    @property
+    def layers(self) -> list:
+        return list(self._layers)
+
+    def get_layer(self, name: str | None = None, index: int | None = None) -> Layer:
+        if index is not None:
+            if len(self.layers) <= index:
+                raise ValueError(f"Was asked to retrieve layer at index {index} but model "
+                                 f"only has {len(self.layers)} layers.")
+            return self.layers[index]
+        for layer in self.layers:
+            if layer.name == name:
+                return layer
+        raise ValueError(f"No such layer: {name}. Existing layers are: "
+                         f"{[la.name for la in self.layers]}.")
+
+    @property
+    def trainable_weights(self) -> list:
+        if not self.trainable:
+            return []
+        weights = [w for la in self._layers for w in la.trainable_weights]
+        return _dedup(weights + self._trainable_weights)
+
+    @property
+    def non_trainable_weights(self) -> list:
+        if not self.trainable:
+            return _dedup([w for la in self._layers for w in la.weights] +
+                          self._trainable_weights + self._non_trainable_weights)
+        weights = [w for la in self._layers for w in la.non_trainable_weights]
+        return _dedup(weights + self._non_trainable_weights)
+
+    @property
+    def weights(self) -> list:
+        """Layer by layer, each layer's trainable then non-trainable weights (Keras'
+        order, which ``get_weights``/``set_weights`` follow)."""
+        return _dedup([w for la in self._layers for w in la.weights] +
+                      self._trainable_weights + self._non_trainable_weights)
+
+    trainable_variables = trainable_weights
+    non_trainable_variables = non_trainable_weights
+    variables = weights
+
+    @property
+    def updates(self) -> list:
+        if not self.trainable:
+            return []
+        return [u for la in self._layers for u in la.updates] + list(self._updates)
+
+    @property
+    def losses(self) -> list:
+        return [x for la in self._layers for x in la.losses] + list(self._losses)
+
+    def summary(self, line_length: int | None = None, positions: list | None = None,
+                print_fn: Any = None) -> None:
+        if not self.built:
+            raise ValueError("This model has not yet been built. Build the model first by "
+                             "calling `build()` or by calling the model on a batch of data.")
+        print_summary(self, line_length=line_length, positions=positions, print_fn=print_fn)
+
+    # -- weights as a checkpoint ------------------------------------------------------------
+    def _checkpoint_keys(self, prefix: str = "") -> dict:
+        keys = {}
+        with_weights = [la for la in self.layers if la.weights]
+        for i, layer in enumerate(with_weights):
+            path = f"{prefix}layer_with_weights-{i}/"
+            if isinstance(layer, Network):
+                keys.update(layer._checkpoint_keys(path))
+                continue
+            for w in layer.weights:
+                short = getattr(w, "_keras_name", w.op.name.rpartition("/")[2])
+                keys[f"{path}{short}/{_ATTRIBUTE_KEY}"] = w
+        return keys
+
+    def save_weights(self, filepath: str, overwrite: bool = True,
+                     save_format: str | None = None) -> None:
+        """Writes the weights as a TF checkpoint at prefix ``filepath``."""
+        from graphcore.train import saver as saver_lib
+        del overwrite
+        if save_format == "h5" or str(filepath).endswith((".h5", ".keras", ".hdf5")):
+            raise NotImplementedError("HDF5 weight files are not implemented in graphcore; "
+                                      "save_weights writes TF checkpoints.")
+        saver_lib.Saver(self._checkpoint_keys()).save(K.get_session(), str(filepath),
+                                                      write_meta_graph=False)
+
+    def load_weights(self, filepath: str, by_name: bool = False) -> None:
+        """Restores the weights from a TF checkpoint (graphcore's or TF's save_weights)."""
+        from graphcore.train import saver as saver_lib
+        if by_name or str(filepath).endswith((".h5", ".keras", ".hdf5")):
+            raise NotImplementedError("HDF5 weight files are not implemented in graphcore; "
+                                      "load_weights reads TF checkpoints.")
+        saver_lib.Saver(self._checkpoint_keys()).restore(K.get_session(), str(filepath))

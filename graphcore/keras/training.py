@@ -1,0 +1,335 @@
+"""tf.keras.Model in graph mode: ``compile`` builds the target placeholders, the total loss
+(each output's mean loss, weighted, plus the layers' regularization losses), the metrics and
+the training op once; ``fit``/``evaluate``/``predict`` and the ``*_on_batch`` methods feed
+numpy batches to them in the Keras session, with the learning phase fed True while
+training. Epoch values are the batch values averaged by batch size, as Keras reports."""
+
+from __future__ import annotations
+
+import sys
+import time
+from typing import Any
+
+import numpy as np
+
+from graphcore.framework import nest
+from graphcore.framework import ops as ops_lib
+from graphcore.keras import backend as K
+from graphcore.keras import callbacks as callbacks_lib
+from graphcore.keras import losses as losses_lib
+from graphcore.keras import metrics as metrics_lib
+from graphcore.keras import optimizers
+from graphcore.keras.engine import Input, keras_history
+from graphcore.keras.network import Network
+from graphcore.ops import array_ops, control_flow_ops, math_ops
+from graphcore.ops import variables as variables_lib
+from graphcore.train import optimizer as tf_optimizer
+
+__all__ = ["Model"]
+
+
+def _as_list(x: Any) -> list:
+    if x is None:
+        return []
+    return list(x) if isinstance(x, (list, tuple)) else [x]
+
+
+class Model(Network):
+    """``Model(inputs, outputs)``, or a subclass with ``call``; trains with ``fit``."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.optimizer = None
+        self.stop_training = False
+        self.history = None
+        self._compiled = None
+        self._graph_fns: dict = {}
+
+    # -- compile ----------------------------------------------------------------------------
+    def compile(self, optimizer: Any = "rmsprop", loss: Any = None, metrics: Any = None,
+                loss_weights: Any = None, sample_weight_mode: Any = None,
+                weighted_metrics: Any = None, target_tensors: Any = None,
+                **kwargs: Any) -> None:
+        if sample_weight_mode is not None or weighted_metrics or target_tensors is not None \
+                or kwargs:
+            raise NotImplementedError("compile: sample weights, target tensors and "
+                                      f"{sorted(kwargs)} are not implemented in graphcore")
+        self.optimizer = optimizers.get(optimizer)
+        self.loss = loss
+        self._compiled = {"loss": loss, "metrics": metrics, "loss_weights": loss_weights}
+        self._graph_fns = {}
+        if self.outputs:
+            self._build_training_graph()
+
+    def _per_output(self, value: Any, default: Any, listed_per_output: bool) -> list:
+        """``value`` for each output: from a dict by output name, from a list (when
+        ``listed_per_output``) by position, else the same for all."""
+        if isinstance(value, dict):
+            return [value.get(n, default) for n in self.output_names]
+        if listed_per_output and isinstance(value, (list, tuple)) and len(self.outputs) > 1:
+            if len(value) != len(self.outputs):
+                raise ValueError(f"When passing a list, it should have one entry per model "
+                                 f"output. The model has {len(self.outputs)} outputs, but "
+                                 f"you passed {value}")
+            return list(value)
+        return [default if value is None else value for _ in self.outputs]
+
+    @property
+    def output_names(self) -> list:
+        return [keras_history(x)[0].name for x in self.outputs]
+
+    def _build_training_graph(self) -> None:
+        compiled = self._compiled
+        if compiled["loss"] is None:
+            raise ValueError("The model cannot be compiled because it has no loss to "
+                             "optimize.")
+        graph = self.outputs[0].graph
+        existing = {id(v) for v in variables_lib.global_variables()}
+        loss_fns = self._per_output(compiled["loss"], None, True)
+        weights = self._per_output(compiled["loss_weights"], 1.0, True)
+        metric_lists = self._per_output(compiled["metrics"], [], False)
+        names = self.output_names
+        self.metrics_names = ["loss"]
+        targets, output_losses, metric_tensors = [], [], []
+        with graph.as_default():
+            for i, output in enumerate(self.outputs):
+                targets.append(array_ops.placeholder(
+                    output.dtype.base_dtype, shape=None, name=f"{names[i]}_target"))
+            with ops_lib.name_scope("loss"):
+                for output, target, loss_fn, name in zip(self.outputs, targets, loss_fns,
+                                                         names):
+                    with ops_lib.name_scope(f"{name}_loss"):
+                        per_sample = losses_lib.per_sample(loss_fn)(target, output)
+                        output_losses.append(math_ops.reduce_mean(per_sample))
+                total = None
+                for w, loss_value in zip(weights, output_losses):
+                    term = loss_value * w if w != 1.0 else loss_value
+                    total = term if total is None else total + term
+                if self.losses:
+                    total = total + math_ops.add_n(self.losses)
+            if len(self.outputs) > 1:
+                self.metrics_names += [f"{n}_loss" for n in names]
+            with ops_lib.name_scope("metrics"):
+                for output, target, loss_fn, metric_list, name in zip(
+                        self.outputs, targets, loss_fns, metric_lists, names):
+                    for metric in _as_list(metric_list):
+                        metric_name, fn = metrics_lib.resolve(metric, losses_lib.get(loss_fn),
+                                                              output)
+                        with ops_lib.name_scope(metric_name):
+                            metric_tensors.append(math_ops.reduce_mean(
+                                math_ops.cast(fn(target, output), K.floatx())))
+                        self.metrics_names.append(
+                            metric_name if len(self.outputs) == 1 else f"{name}_{metric_name}")
+            with ops_lib.name_scope("training"):
+                if isinstance(self.optimizer, tf_optimizer.Optimizer):
+                    train = [self.optimizer.minimize(total, var_list=self.trainable_weights)]
+                else:
+                    train = self.optimizer.get_updates(total, self.trainable_weights)
+                train_op = control_flow_ops.group(*train, *self.updates)
+        for v in variables_lib.global_variables():
+            if id(v) not in existing:
+                K.track_variable(v)
+        fetches = [total] + (output_losses if len(self.outputs) > 1 else []) + metric_tensors
+        self.total_loss = total
+        self._targets = targets
+        self._train_fetches = (train_op, fetches)
+        self._test_fetches = fetches
+
+    # -- feeding ----------------------------------------------------------------------------
+    def _standardize(self, data: Any, tensors: list, what: str) -> list:
+        if data is None:
+            return []
+        if isinstance(data, dict):
+            names = [x.op.name for x in tensors] if what == "input" else self.output_names
+            data = [data[n] for n in names]
+        arrays = [np.asarray(a) for a in _as_list(data)]
+        if len(arrays) != len(tensors):
+            raise ValueError(f"Error when checking model {what}: the list of Numpy arrays "
+                             f"that you are passing to your model is not the size the model "
+                             f"expected. Expected to see {len(tensors)} array(s), but instead "
+                             f"got {len(arrays)} arrays.")
+        return arrays
+
+    def _ensure_inputs(self, x: Any) -> None:
+        """A model without inputs yet (a subclass, a Sequential with no input shape) is
+        built on placeholders shaped like ``x``."""
+        if self.inputs:
+            return
+        arrays = [np.asarray(a) for a in _as_list(x)] if not isinstance(x, dict) else \
+            [np.asarray(a) for a in x.values()]
+        inputs = [Input(batch_shape=(None,) + a.shape[1:],
+                        dtype="float32" if a.dtype.kind == "f" else a.dtype.name)
+                  for a in arrays]
+        self._build_on_inputs(inputs[0] if len(inputs) == 1 else inputs)
+
+    def _build_on_inputs(self, inputs: Any) -> None:
+        with ops_lib.name_scope(self.name):
+            outputs = self.call(inputs)
+        self.inputs, self.outputs = nest.flatten(inputs), nest.flatten(outputs)
+        self._nested_inputs, self._nested_outputs = inputs, outputs
+        self.built = True
+        if self._compiled is not None:
+            self._build_training_graph()
+
+    def _run(self, fetches: Any, xs: list, ys: list, training: bool) -> Any:
+        feed = dict(zip(self.inputs, xs))
+        feed.update(zip(self._targets if ys else [], ys))
+        phase = K.learning_phase()
+        if training and not isinstance(phase, int):
+            feed[phase] = True
+        return K.get_session().run(fetches, feed_dict=feed)
+
+    def _check_compiled(self) -> None:
+        if self._compiled is None:
+            raise RuntimeError("You must compile your model before training/testing. Use "
+                               "`model.compile(optimizer, loss)`.")
+
+    # -- training loops -------------------------------------------------------------------
+    def fit(self, x: Any = None, y: Any = None, batch_size: int | None = None,
+            epochs: int = 1, verbose: int = 1, callbacks: Any = None,
+            validation_split: float = 0.0, validation_data: Any = None,
+            shuffle: Any = True, class_weight: Any = None, sample_weight: Any = None,
+            initial_epoch: int = 0, steps_per_epoch: Any = None,
+            validation_steps: Any = None, validation_freq: int = 1,
+            **kwargs: Any) -> callbacks_lib.History:
+        """Trains for ``epochs`` epochs of ``batch_size`` (default 32) samples; returns the
+        History callback."""
+        del kwargs
+        if class_weight is not None or sample_weight is not None or steps_per_epoch:
+            raise NotImplementedError("fit: class_weight, sample_weight and steps_per_epoch "
+                                      "are not implemented in graphcore")
+        self._check_compiled()
+        self._ensure_inputs(x)
+        xs = self._standardize(x, self.inputs, "input")
+        ys = self._standardize(y, self.outputs, "target")
+        val = None
+        if validation_data is not None:
+            if len(validation_data) == 3:
+                raise NotImplementedError("validation sample weights are not implemented")
+            val = (self._standardize(validation_data[0], self.inputs, "input"),
+                   self._standardize(validation_data[1], self.outputs, "target"))
+        elif validation_split:
+            split = int(len(xs[0]) * (1.0 - validation_split))
+            val = ([a[split:] for a in xs], [a[split:] for a in ys])
+            xs, ys = [a[:split] for a in xs], [a[:split] for a in ys]
+        batch_size = batch_size or 32
+        num_samples = len(xs[0])
+        metric_names = list(self.metrics_names)
+        if val is not None:
+            metric_names += ["val_" + n for n in self.metrics_names]
+        self.history = callbacks_lib.History()
+        params = {"batch_size": batch_size, "epochs": epochs, "steps": None,
+                  "samples": num_samples, "verbose": verbose, "do_validation": val is not None,
+                  "metrics": metric_names}
+        cbs = callbacks_lib.CallbackList(_as_list(callbacks) + [self.history], self, params)
+        self.stop_training = False
+        if verbose:
+            print(f"Train on {num_samples} samples" +
+                  (f", validate on {len(val[0][0])} samples" if val is not None else ""))
+        cbs.on_train_begin()
+        train_op, fetches = self._train_fetches
+        for epoch in range(initial_epoch, epochs):
+            cbs.on_epoch_begin(epoch, {})
+            start = time.time()
+            index = np.arange(num_samples)
+            if shuffle == "batch":
+                raise NotImplementedError("shuffle='batch' is not implemented in graphcore")
+            if shuffle:
+                np.random.shuffle(index)
+            sums = np.zeros(len(fetches))
+            for batch, begin in enumerate(range(0, num_samples, batch_size)):
+                ids = index[begin:begin + batch_size]
+                cbs.on_train_batch_begin(batch, {"batch": batch, "size": len(ids)})
+                values = self._run([train_op, fetches], [a[ids] for a in xs],
+                                   [a[ids] for a in ys], training=True)[1]
+                sums += np.asarray(values, np.float64) * len(ids)
+                logs = {"batch": batch, "size": len(ids)}
+                logs.update(zip(self.metrics_names, (float(v) for v in values)))
+                cbs.on_train_batch_end(batch, logs)
+            epoch_logs = dict(zip(self.metrics_names, (float(v) for v in sums / num_samples)))
+            if val is not None and (epoch + 1) % validation_freq == 0:
+                results = self._test_loop(val[0], val[1], batch_size)
+                epoch_logs.update(("val_" + n, v) for n, v in zip(self.metrics_names,
+                                                                   results))
+            if verbose:
+                print(f"Epoch {epoch + 1}/{epochs}")
+                print(f"{num_samples}/{num_samples} - {time.time() - start:.0f}s - " +
+                      " - ".join(f"{k}: {v:.4f}" for k, v in epoch_logs.items()))
+                sys.stdout.flush()
+            cbs.on_epoch_end(epoch, epoch_logs)
+            if self.stop_training:
+                break
+        cbs.on_train_end()
+        return self.history
+
+    def _test_loop(self, xs: list, ys: list, batch_size: int) -> list:
+        num_samples = len(xs[0])
+        sums = np.zeros(len(self._test_fetches))
+        for begin in range(0, num_samples, batch_size):
+            batch_x = [a[begin:begin + batch_size] for a in xs]
+            batch_y = [a[begin:begin + batch_size] for a in ys]
+            values = self._run(self._test_fetches, batch_x, batch_y, training=False)
+            sums += np.asarray(values, np.float64) * len(batch_x[0])
+        return [float(v) for v in sums / num_samples]
+
+    def evaluate(self, x: Any = None, y: Any = None, batch_size: int | None = None,
+                 verbose: int = 1, sample_weight: Any = None, steps: Any = None,
+                 callbacks: Any = None, **kwargs: Any) -> Any:
+        """The loss (and metrics) over ``x``, ``y``: a scalar, or a list in the order of
+        ``metrics_names``."""
+        del callbacks, kwargs
+        if sample_weight is not None or steps is not None:
+            raise NotImplementedError("evaluate: sample_weight and steps are not "
+                                      "implemented in graphcore")
+        self._check_compiled()
+        self._ensure_inputs(x)
+        results = self._test_loop(self._standardize(x, self.inputs, "input"),
+                                  self._standardize(y, self.outputs, "target"),
+                                  batch_size or 32)
+        if verbose:
+            print(" - ".join(f"{k}: {v:.4f}" for k, v in zip(self.metrics_names, results)))
+        return results[0] if len(results) == 1 else results
+
+    def predict(self, x: Any, batch_size: int | None = None, verbose: int = 0,
+                steps: Any = None, callbacks: Any = None, **kwargs: Any) -> Any:
+        """The outputs for ``x``, batch by batch, as numpy arrays."""
+        del verbose, callbacks, kwargs
+        if steps is not None:
+            raise NotImplementedError("predict(steps=...) is not implemented in graphcore")
+        self._ensure_inputs(x)
+        xs = self._standardize(x, self.inputs, "input")
+        batch_size = batch_size or 32
+        chunks = [self._run(self.outputs, [a[b:b + batch_size] for a in xs], [],
+                            training=False) for b in range(0, len(xs[0]), batch_size)]
+        outs = [np.concatenate([c[i] for c in chunks]) for i in range(len(self.outputs))]
+        return outs[0] if len(outs) == 1 else outs
+
+    def train_on_batch(self, x: Any, y: Any = None, sample_weight: Any = None,
+                       class_weight: Any = None, reset_metrics: bool = True) -> Any:
+        del reset_metrics
+        if sample_weight is not None or class_weight is not None:
+            raise NotImplementedError("train_on_batch: sample and class weights are not "
+                                      "implemented in graphcore")
+        self._check_compiled()
+        self._ensure_inputs(x)
+        train_op, fetches = self._train_fetches
+        values = self._run([train_op, fetches], self._standardize(x, self.inputs, "input"),
+                           self._standardize(y, self.outputs, "target"), training=True)[1]
+        return values[0] if len(values) == 1 else list(values)
+
+    def test_on_batch(self, x: Any, y: Any = None, sample_weight: Any = None,
+                      reset_metrics: bool = True) -> Any:
+        del reset_metrics
+        if sample_weight is not None:
+            raise NotImplementedError("test_on_batch: sample weights are not implemented")
+        self._check_compiled()
+        self._ensure_inputs(x)
+        values = self._run(self._test_fetches, self._standardize(x, self.inputs, "input"),
+                           self._standardize(y, self.outputs, "target"), training=False)
+        return values[0] if len(values) == 1 else list(values)
+
+    def predict_on_batch(self, x: Any) -> Any:
+        self._ensure_inputs(x)
+        outs = self._run(self.outputs, self._standardize(x, self.inputs, "input"), [],
+                         training=False)
+        return outs[0] if len(outs) == 1 else outs

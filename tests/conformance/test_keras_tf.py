@@ -1,0 +1,155 @@
+"""Reference tier: tf.keras in graph mode against TF's legacy Keras (tf_keras' v1 API in a
+tf.Graph, so its training_v1 Model runs in a v1 Session).
+
+Each case builds the same model in TF and graphcore, copies TF's initial weights into
+graphcore by order (set_weights), fits a few epochs with a fixed batch order
+(shuffle=False), then compares the losses and metrics per epoch, evaluate, predict,
+train_on_batch, the final weights, the weights' names and the lines of summary() (names,
+output shapes, parameter counts, connections, totals).
+"""
+
+import os
+
+import numpy as np
+import pytest
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+
+import graphcore as gc  # noqa: E402
+
+tf_ref = pytest.importorskip("tensorflow")
+tf_keras = pytest.importorskip("tf_keras.api._v1.keras")
+
+RNG = np.random.default_rng(11)
+N = 24
+
+
+def _mlp(k, x):
+    model = k.Sequential([
+        k.layers.Dense(8, activation="relu", input_shape=(5,),
+                       kernel_regularizer=k.regularizers.l2(0.01)),
+        k.layers.Dropout(0.0),
+        k.layers.Dense(3, activation="softmax"),
+    ])
+    model.compile(k.optimizers.SGD(learning_rate=0.1), "sparse_categorical_crossentropy",
+                  metrics=["accuracy"])
+    return model
+
+
+def _mlp_bn_adam(k, x):
+    model = k.Sequential()
+    model.add(k.layers.Dense(8, activation="tanh", input_shape=(5,)))
+    model.add(k.layers.BatchNormalization())
+    model.add(k.layers.Dense(3))
+    model.compile(k.optimizers.Adam(learning_rate=0.01),
+                  k.losses.SparseCategoricalCrossentropy(from_logits=True),
+                  metrics=["accuracy"])
+    return model
+
+
+def _cnn(k, x):
+    model = k.Sequential([
+        k.layers.Conv2D(4, 3, activation="relu", input_shape=(8, 8, 1)),
+        k.layers.MaxPooling2D(),
+        k.layers.Conv2D(4, (2, 2), padding="same"),
+        k.layers.AveragePooling2D(pool_size=(1, 1)),
+        k.layers.Flatten(),
+        k.layers.Dense(3, activation="softmax"),
+    ])
+    model.compile(k.optimizers.RMSprop(learning_rate=0.01), "categorical_crossentropy",
+                  metrics=["accuracy"])
+    return model
+
+
+def _two_inputs(k, x):
+    a = k.Input((4,), name="a")
+    b = k.Input((3,), name="b")
+    ha = k.layers.Dense(5, activation="relu")(a)
+    hb = k.layers.Dense(5, activation="tanh")(b)
+    merged = k.layers.Concatenate()([ha, hb, k.layers.Add()([ha, hb])])
+    out = k.layers.Dense(1, activation="sigmoid")(merged)
+    model = k.Model([a, b], out)
+    model.compile(k.optimizers.SGD(learning_rate=0.1, momentum=0.9, nesterov=True),
+                  "binary_crossentropy", metrics=["accuracy"])
+    return model
+
+
+def _embedding(k, x):
+    inp = k.Input((4,), dtype="int32")
+    h = k.layers.Embedding(10, 3)(inp)
+    h = k.layers.Reshape((12,))(h)
+    h = k.layers.Activation("tanh")(h)
+    h = k.layers.Lambda(lambda t: t * 2.0)(h)
+    out = k.layers.Dense(2)(h)
+    model = k.Model(inp, out)
+    model.compile("sgd", "mse")
+    return model
+
+
+def _data(name):
+    if name == "cnn":
+        x = RNG.normal(size=(N, 8, 8, 1)).astype(np.float32)
+        y = np.eye(3, dtype=np.float32)[RNG.integers(0, 3, N)]
+    elif name == "two_inputs":
+        x = [RNG.normal(size=(N, 4)).astype(np.float32),
+             RNG.normal(size=(N, 3)).astype(np.float32)]
+        y = RNG.integers(0, 2, (N, 1)).astype(np.float32)
+    elif name == "embedding":
+        x = RNG.integers(0, 10, (N, 4)).astype(np.int32)
+        y = RNG.normal(size=(N, 2)).astype(np.float32)
+    else:
+        x = RNG.normal(size=(N, 5)).astype(np.float32)
+        y = RNG.integers(0, 3, N)
+    return x, y
+
+
+CASES = {"mlp": _mlp, "mlp_bn_adam": _mlp_bn_adam, "cnn": _cnn, "two_inputs": _two_inputs,
+         "embedding": _embedding}
+
+
+def _summary(model):
+    lines = []
+    model.summary(print_fn=lines.append)
+    return lines
+
+
+def _run(k, build, x, y, initial=None, session=None):
+    model = build(k, x)
+    if initial is not None:
+        model.set_weights(initial)
+    start = model.get_weights()
+    history = model.fit(x, y, batch_size=8, epochs=3, verbose=0, shuffle=False,
+                        validation_data=(x, y))
+    return {
+        "model": model, "start": start, "history": history.history,
+        "evaluate": model.evaluate(x, y, batch_size=10, verbose=0),
+        "predict": model.predict(x, batch_size=7),
+        "train_on_batch": model.train_on_batch(x, y),
+        "weights": model.get_weights(),
+        "names": [w.name for w in model.weights],
+        "summary": _summary(model),
+    }
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_keras_model_matches_tf(name):
+    x, y = _data(name)
+    with tf_ref.Graph().as_default():
+        ref = _run(tf_keras, CASES[name], x, y)
+    gc.keras.backend.clear_session()
+    got = _run(gc.keras, CASES[name], x, y, initial=ref["start"])
+    gc.keras.backend.clear_session()
+    assert got["names"] == ref["names"]
+    assert got["summary"] == ref["summary"]
+    history = {k.replace("accuracy", "acc"): v for k, v in ref["history"].items()}
+    assert sorted(got["history"]) == sorted(history)
+    for key, values in history.items():
+        np.testing.assert_allclose(got["history"][key], values, rtol=1e-4, atol=1e-5,
+                                   err_msg=key)
+    np.testing.assert_allclose(got["evaluate"], ref["evaluate"], rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(got["predict"], ref["predict"], rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(np.ravel(got["train_on_batch"])[0],
+                               np.ravel(ref["train_on_batch"])[0], rtol=1e-4, atol=1e-5)
+    assert len(got["weights"]) == len(ref["weights"])
+    for g, r in zip(got["weights"], ref["weights"]):
+        np.testing.assert_allclose(g, r, rtol=1e-4, atol=1e-5)

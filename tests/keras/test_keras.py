@@ -1,0 +1,186 @@
+"""tf.keras without TensorFlow: layer and weight names, functional graphs and their errors,
+training (loss falls, History, EarlyStopping, LearningRateScheduler), weights through
+get/set_weights and checkpoints, the Keras session and learning phase, to_categorical, and a
+user's script run by ``python -m graphcore.run``."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import graphcore as tf
+from graphcore import keras
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(autouse=True)
+def _fresh_session():
+    keras.backend.clear_session()
+    yield
+    keras.backend.clear_session()
+
+
+def _blobs(n=64, seed=0):
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 2, n)
+    x = rng.normal(size=(n, 2)).astype(np.float32) + 2.5 * y[:, None]
+    return x, y
+
+
+def test_layer_and_weight_names():
+    inp = keras.Input((3,))
+    a = keras.layers.Dense(4)(inp)
+    b = keras.layers.Dense(4, name="head")(a)
+    c = keras.layers.Dense(2)(b)
+    model = keras.Model(inp, c)
+    assert [la.name for la in model.layers] == ["input_1", "dense", "head", "dense_1"]
+    assert [w.name for w in model.weights] == [
+        "dense/kernel:0", "dense/bias:0", "head/kernel:0", "head/bias:0",
+        "dense_1/kernel:0", "dense_1/bias:0"]
+    assert inp.op.name == "input_1" and model.name == "model"
+    # A second call of a layer reuses its weights in a new name scope.
+    layer = model.get_layer("head")
+    again = layer(a)
+    assert again.op.name.startswith("head_1/") and len(layer.weights) == 2
+    assert keras.Sequential().name == "sequential"
+
+
+def test_deferred_sequential_builds_in_its_name_scope():
+    model = keras.Sequential([keras.layers.Dense(3), keras.layers.Dense(1)])
+    model.compile("sgd", "mse")
+    x = np.ones((4, 2), np.float32)
+    model.fit(x, np.zeros((4, 1), np.float32), verbose=0)
+    assert [w.name for w in model.weights] == [
+        "sequential/dense/kernel:0", "sequential/dense/bias:0",
+        "sequential/dense_1/kernel:0", "sequential/dense_1/bias:0"]
+    assert model.predict(x).shape == (4, 1)
+
+
+def test_graph_disconnected_and_bad_inputs():
+    a, b = keras.Input((2,)), keras.Input((2,))
+    out = keras.layers.Add()([a, b])
+    with pytest.raises(ValueError, match="Graph disconnected"):
+        keras.Model(a, out)
+    with pytest.raises(ValueError, match="must come from `tf.keras.Input`"):
+        keras.Model(tf.placeholder(tf.float32, (None, 2)), out)
+    model = keras.Model([a, b], out)
+    with pytest.raises(ValueError, match="Expected to see 2 array"):
+        model.predict(np.ones((1, 2)))
+    with pytest.raises(ValueError, match="weight list of length 1"):
+        keras.Sequential([keras.layers.Dense(1, input_shape=(2,))]).set_weights([np.ones(1)])
+
+
+def test_fit_learns_and_reports_history():
+    tf.set_random_seed(3)
+    np.random.seed(3)
+    x, y = _blobs()
+    model = keras.Sequential([keras.layers.Dense(8, activation="relu", input_dim=2),
+                              keras.layers.Dense(2, activation="softmax")])
+    model.compile(keras.optimizers.Adam(0.05), "sparse_categorical_crossentropy",
+                  metrics=["accuracy"])
+    history = model.fit(x, y, batch_size=16, epochs=20, verbose=0, validation_split=0.25)
+    assert sorted(history.history) == ["acc", "loss", "val_acc", "val_loss"]
+    assert history.epoch == list(range(20))
+    assert history.params["samples"] == 48 and history.params["epochs"] == 20
+    assert history.history["loss"][-1] < 0.5 * history.history["loss"][0]
+    loss, acc = model.evaluate(x, y, verbose=0)
+    assert acc > 0.9 and model.metrics_names == ["loss", "acc"]
+    np.testing.assert_array_equal(model.predict(x).argmax(1) == y,
+                                  model.predict_on_batch(x).argmax(1) == y)
+
+
+def test_early_stopping_and_lr_schedule():
+    x, y = _blobs(32)
+    model = keras.Sequential([keras.layers.Dense(1, input_shape=(2,))])
+    model.compile(keras.optimizers.SGD(learning_rate=0.0), "mse")
+    seen = []
+    stop = keras.callbacks.EarlyStopping(monitor="loss", patience=2)
+    schedule = keras.callbacks.LearningRateScheduler(lambda epoch: 0.0 * epoch)
+    record = keras.callbacks.LambdaCallback(on_epoch_end=lambda e, logs: seen.append(e))
+    history = model.fit(x, y, epochs=50, verbose=0, shuffle=False,
+                        callbacks=[stop, schedule, record])
+    # lr 0: the loss never improves, so training stops after `patience` more epochs.
+    assert history.epoch == [0, 1, 2] and seen == [0, 1, 2] and stop.stopped_epoch == 2
+    assert history.history["lr"] == [0.0, 0.0, 0.0]
+
+
+def test_weights_roundtrip_and_checkpoint(tmp_path):
+    model = keras.Sequential([keras.layers.Dense(3, input_shape=(2,)),
+                              keras.layers.BatchNormalization(),
+                              keras.layers.Dense(1)])
+    values = [np.full(w.shape.as_list(), i, np.float32) for i, w in enumerate(model.weights)]
+    model.set_weights(values)
+    model.save_weights(str(tmp_path / "ckpt"))
+    model.set_weights([v + 1 for v in values])
+    model.load_weights(str(tmp_path / "ckpt"))
+    for got, want in zip(model.get_weights(), values):
+        np.testing.assert_array_equal(got, want)
+    reader = tf.train.NewCheckpointReader(str(tmp_path / "ckpt"))
+    assert sorted(reader.get_variable_to_shape_map()) == sorted(
+        f"layer_with_weights-{i}/{n}/.ATTRIBUTES/VARIABLE_VALUE"
+        for i, names in enumerate([["kernel", "bias"],
+                                   ["gamma", "beta", "moving_mean", "moving_variance"],
+                                   ["kernel", "bias"]]) for n in names)
+    assert model.count_params() == 9 + 12 + 4
+    assert len(model.trainable_weights) == 6 and len(model.non_trainable_weights) == 2
+    model.layers[1].trainable = False
+    assert len(model.trainable_weights) == 4
+
+
+def test_session_and_learning_phase():
+    sess = tf.Session()
+    keras.backend.set_session(sess)
+    v = keras.backend.variable(np.arange(3.0), name="v")
+    assert keras.backend.get_session() is sess
+    np.testing.assert_array_equal(keras.backend.get_value(v), [0.0, 1.0, 2.0])
+    keras.backend.set_value(v, [5.0, 6.0, 7.0])
+    np.testing.assert_array_equal(sess.run(v), [5.0, 6.0, 7.0])
+    phase = keras.backend.learning_phase()
+    assert phase.op.name == "keras_learning_phase" and phase.dtype == tf.bool
+    x = keras.Input((4,))
+    y = keras.layers.Dropout(0.5)(x)
+    ones = np.ones((2, 4), np.float32)
+    np.testing.assert_array_equal(sess.run(y, {x: ones}), ones)
+    dropped = sess.run(y, {x: ones, phase: True})
+    assert set(np.unique(dropped)) <= {0.0, 2.0}
+
+
+def test_to_categorical():
+    np.testing.assert_array_equal(keras.utils.to_categorical([0, 2, 1]),
+                                  np.eye(3, dtype=np.float32)[[0, 2, 1]])
+    assert keras.utils.to_categorical([[1], [0]], num_classes=4).shape == (2, 4)
+
+
+SCRIPT = """
+import numpy as np
+import tensorflow as tf
+from tensorflow.keras.layers import Dense
+
+rng = np.random.RandomState(0)
+x = rng.rand(64, 4).astype("float32")
+y = (x.sum(axis=1) > 2).astype("int64")
+model = tf.keras.Sequential([Dense(16, activation="relu", input_shape=(4,)),
+                             Dense(2, activation="softmax")])
+model.compile(optimizer="adam", loss="sparse_categorical_crossentropy",
+              metrics=["accuracy"])
+history = model.fit(x, y, epochs=3, verbose=0)
+print(sorted(history.history), len(history.history["loss"]))
+print(model.evaluate(x, y, verbose=0))
+"""
+
+
+def test_user_script_runs_under_graphcore_run(tmp_path):
+    script = tmp_path / "keras_script.py"
+    script.write_text(SCRIPT)
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    out = subprocess.run([sys.executable, "-m", "graphcore.run", str(script)],
+                         capture_output=True, text=True, timeout=120, env=env)
+    assert out.returncode == 0, out.stderr[-2000:]
+    lines = out.stdout.splitlines()
+    assert lines[0] == "['acc', 'loss'] 3"
+    loss, acc = eval(lines[1])
+    assert 0 < loss < 1 and 0 <= acc <= 1
