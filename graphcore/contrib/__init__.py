@@ -1,6 +1,6 @@
 """``tf.contrib`` (TF 1.15): only the parts graphcore has, each where TF 1.15 had it —
 data, distributions (the core ones), framework (arg_scope, model variables), layers,
-losses, metrics, rnn, slim and training."""
+legacy_seq2seq, losses, metrics, rnn, seq2seq (sequence_loss), slim and training."""
 
 # ruff: noqa: F401
 from graphcore.contrib import (
@@ -8,9 +8,11 @@ from graphcore.contrib import (
     distributions,
     framework,
     layers,
+    legacy_seq2seq,
     losses,
     metrics,
     rnn,
+    seq2seq,
     slim,
     training,
 )

@@ -1,0 +1,86 @@
+"""tf.contrib.seq2seq.sequence_loss (every reduction against numpy) and
+tf.contrib.legacy_seq2seq (rnn_decoder with a loop function, the tied and basic seq2seq
+variable sharing, sequence_loss(_by_example) against numpy)."""
+
+import numpy as np
+import pytest
+
+import graphcore as tf
+
+RNG = np.random.RandomState(0)
+LOGITS = RNG.randn(2, 3, 4).astype(np.float32)
+TARGETS = np.array([[0, 3, 1], [2, 2, 0]], np.int32)
+WEIGHTS = np.array([[1, 1, 0], [1, 0.5, 1]], np.float32)
+
+
+def _crossent():
+    logp = LOGITS - np.log(np.exp(LOGITS).sum(-1, keepdims=True))
+    return -np.take_along_axis(logp, TARGETS[..., None], -1)[..., 0] * WEIGHTS
+
+
+@pytest.mark.parametrize("kwargs,expected", [
+    ({}, lambda c: c.sum() / WEIGHTS.sum()),
+    ({"average_across_timesteps": False}, lambda c: c.sum(0) / WEIGHTS.sum(0)),
+    ({"average_across_batch": False}, lambda c: c.sum(1) / WEIGHTS.sum(1)),
+    ({"average_across_timesteps": False, "average_across_batch": False}, lambda c: c),
+    ({"average_across_timesteps": False, "average_across_batch": False,
+      "sum_over_timesteps": True, "sum_over_batch": True},
+     lambda c: c.sum() / (WEIGHTS != 0).sum()),
+    ({"average_across_timesteps": False, "sum_over_timesteps": True,
+      "average_across_batch": False}, lambda c: c.sum(1) / (WEIGHTS != 0).sum(1)),
+])
+def test_sequence_loss(kwargs, expected):
+    loss = tf.contrib.seq2seq.sequence_loss(LOGITS, TARGETS, WEIGHTS, **kwargs)
+    with tf.Session() as sess:
+        got = sess.run(loss)
+    np.testing.assert_allclose(got, expected(_crossent()), rtol=1e-5)
+
+
+def test_sequence_loss_errors():
+    with pytest.raises(ValueError, match="Logits must be a"):
+        tf.contrib.seq2seq.sequence_loss(LOGITS[0], TARGETS, WEIGHTS)
+    with pytest.raises(ValueError, match="cannot be set to True at same time"):
+        tf.contrib.seq2seq.sequence_loss(LOGITS, TARGETS, WEIGHTS, sum_over_batch=True)
+
+
+def test_legacy_losses():
+    logits = [tf.constant(LOGITS[:, t]) for t in range(3)]
+    targets = [tf.constant(TARGETS[:, t]) for t in range(3)]
+    weights = [tf.constant(WEIGHTS[:, t]) for t in range(3)]
+    legacy = tf.contrib.legacy_seq2seq
+    by_example = legacy.sequence_loss_by_example(logits, targets, weights)
+    total = legacy.sequence_loss(logits, targets, weights)
+    summed = legacy.sequence_loss(logits, targets, weights, average_across_timesteps=False,
+                                  average_across_batch=False)
+    with tf.Session() as sess:
+        got = sess.run([by_example, total, summed])
+    per_example = _crossent().sum(1) / (WEIGHTS.sum(1) + 1e-12)
+    np.testing.assert_allclose(got[0], per_example, rtol=1e-5)
+    np.testing.assert_allclose(got[1], per_example.sum() / 2, rtol=1e-5)
+    np.testing.assert_allclose(got[2], _crossent().sum(), rtol=1e-5)
+
+
+def test_rnn_decoder_and_seq2seq_variables():
+    legacy = tf.contrib.legacy_seq2seq
+    inputs = [tf.ones([2, 3]) * (t + 1) for t in range(3)]
+    cell = tf.nn.rnn_cell.GRUCell(3)
+    state = cell.zero_state(2, tf.float32)
+    feedback = []
+
+    def loop_function(prev, i):
+        feedback.append(i)
+        return prev * 2.0
+
+    outputs, final = legacy.rnn_decoder(inputs, state, cell, loop_function=loop_function)
+    assert feedback == [1, 2] and len(outputs) == 3 and final.shape.as_list() == [2, 3]
+    legacy.tied_rnn_seq2seq(inputs, inputs, tf.nn.rnn_cell.GRUCell(3))
+    legacy.basic_rnn_seq2seq(inputs, inputs, tf.nn.rnn_cell.GRUCell(3))
+    kernels = [v.op.name for v in tf.global_variables() if v.op.name.endswith("gates/kernel")]
+    assert kernels == ["rnn_decoder/gru_cell/gates/kernel",
+                       "combined_tied_rnn_seq2seq/tied_rnn_seq2seq/gru_cell/gates/kernel",
+                       "basic_rnn_seq2seq/rnn/gru_cell/gates/kernel",
+                       "basic_rnn_seq2seq/rnn_decoder/gru_cell/gates/kernel"]
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        values = sess.run(outputs)
+    assert np.all(np.abs(values[2]) < 1) and not np.allclose(values[1], values[2])
