@@ -85,6 +85,10 @@ class BatchNormalization(Layer):
         if self.fused:
             raise NotImplementedError("BatchNormalization(fused=True) needs "
                                       "tf.nn.fused_batch_norm, which graphcore does not have")
+        # TF fuses a 4-D batch norm over the channel axis when ``fused`` is None; the fused
+        # kernel's variance, which updates moving_variance, is the unbiased one.
+        self._unbiased_moving_variance = self.fused is None and rank == 4 and \
+            self.axis in ([1], [3])
         self.fused = False
         axis_to_dim = {x: shape_lib.dimension_value(input_shape[x]) for x in self.axis}
         for dim in axis_to_dim.values():
@@ -153,6 +157,10 @@ class BatchNormalization(Layer):
             variance = smart_cond(training, lambda: variance,
                                   lambda: convert_to_tensor(moving_variance))
             new_mean, new_variance = mean, variance
+            if self._unbiased_moving_variance:
+                count = math_ops.cast(math_ops.reduce_prod(
+                    array_ops.gather(array_ops.shape(inputs), reduction_axes)), variance.dtype)
+                new_variance = variance * (count / math_ops.maximum(count - 1.0, 1.0))
 
             def _update(var: Any, value: Any) -> Any:
                 return smart_cond(training,

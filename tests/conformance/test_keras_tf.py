@@ -61,6 +61,18 @@ def _cnn(k, x):
     return model
 
 
+def _cnn_bn(k, x):
+    model = k.Sequential([
+        k.layers.Conv2D(3, 3, input_shape=(8, 8, 1), use_bias=False),
+        k.layers.BatchNormalization(momentum=0.5),
+        k.layers.Activation("relu"),
+        k.layers.Flatten(),
+        k.layers.Dense(3, activation="softmax"),
+    ])
+    model.compile("adam", "categorical_crossentropy", metrics=["accuracy"])
+    return model
+
+
 def _two_inputs(k, x):
     a = k.Input((4,), name="a")
     b = k.Input((3,), name="b")
@@ -87,7 +99,7 @@ def _embedding(k, x):
 
 
 def _data(name):
-    if name == "cnn":
+    if name.startswith("cnn"):
         x = RNG.normal(size=(N, 8, 8, 1)).astype(np.float32)
         y = np.eye(3, dtype=np.float32)[RNG.integers(0, 3, N)]
     elif name == "two_inputs":
@@ -103,8 +115,8 @@ def _data(name):
     return x, y
 
 
-CASES = {"mlp": _mlp, "mlp_bn_adam": _mlp_bn_adam, "cnn": _cnn, "two_inputs": _two_inputs,
-         "embedding": _embedding}
+CASES = {"mlp": _mlp, "mlp_bn_adam": _mlp_bn_adam, "cnn": _cnn, "cnn_bn": _cnn_bn,
+         "two_inputs": _two_inputs, "embedding": _embedding}
 
 
 def _summary(model):
