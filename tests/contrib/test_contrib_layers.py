@@ -276,3 +276,38 @@ def test_repeat_stack_and_argument_errors():
         layers.max_pool2d(x, 2, data_format="NDHWC")
     with pytest.raises(ValueError, match="Must specify vocab size"):
         layers.embed_sequence(tf.constant([[1]]))
+
+
+def test_extra_layers_names_and_numerics():
+    x = tf.constant(X4)
+    sep = layers.separable_conv2d(x, 5, [3, 3], depth_multiplier=2, activation_fn=None)
+    dw = layers.separable_conv2d(x, None, 3, stride=2, scope="dw")
+    biased = layers.bias_add(x, initializer=tf.constant_initializer(0.5))
+    inorm = layers.instance_norm(x)
+    soft = layers.softmax(x)
+    unit = layers.unit_norm(x, 3)
+    assert [(v.op.name, v.shape.as_list()) for v in tf.model_variables()] == [
+        ("SeparableConv2d/depthwise_weights", [3, 3, 3, 2]),
+        ("SeparableConv2d/pointwise_weights", [1, 1, 6, 5]),
+        ("SeparableConv2d/biases", [5]), ("dw/depthwise_weights", [3, 3, 3, 1]),
+        ("dw/biases", [3]), ("BiasAdd/biases", [3]), ("InstanceNorm/beta", [3]),
+        ("InstanceNorm/gamma", [3])]
+    v = {var.op.name: var for var in tf.global_variables()}
+    want_sep = tf.nn.separable_conv2d(x, v["SeparableConv2d/depthwise_weights"],
+                                      v["SeparableConv2d/pointwise_weights"], [1, 1, 1, 1],
+                                      "SAME") + v["SeparableConv2d/biases"]
+    want_dw = tf.nn.relu(tf.nn.depthwise_conv2d(x, v["dw/depthwise_weights"], [1, 2, 2, 1],
+                                                "SAME") + v["dw/biases"])
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        got = sess.run([sep, want_sep, dw, want_dw, biased, inorm, soft, unit])
+    np.testing.assert_allclose(got[0], got[1], rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(got[2], got[3], rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(got[4], X4 + 0.5)
+    mean, var = X4.mean(axis=(1, 2), keepdims=True), X4.var(axis=(1, 2), keepdims=True)
+    np.testing.assert_allclose(got[5], (X4 - mean) / np.sqrt(var + 1e-6), rtol=1e-4,
+                               atol=1e-5)
+    np.testing.assert_allclose(got[6], np.exp(X4) / np.exp(X4).sum(-1, keepdims=True),
+                               rtol=1e-5)
+    np.testing.assert_allclose(got[7], X4 / np.sqrt(1e-7 + (X4 ** 2).sum(-1, keepdims=True)),
+                               rtol=1e-5)

@@ -30,6 +30,14 @@ from graphcore.contrib.layers.layers import (
     repeat,
     stack,
 )
+from graphcore.contrib.layers.layers_extra import (
+    bias_add,
+    instance_norm,
+    separable_conv2d,
+    separable_convolution2d,
+    softmax,
+    unit_norm,
+)
 from graphcore.contrib.layers.normalization import batch_norm, layer_norm
 from graphcore.contrib.layers.optimizers import (
     OPTIMIZER_CLS_NAMES,
