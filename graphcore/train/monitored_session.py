@@ -312,7 +312,9 @@ class MonitoredSession:
         results = self._sess.run({"caller": fetches, "hooks": [
             f if f is not None else [] for f in hook_fetches]}, feed_dict=feeds or None,
             options=options, run_metadata=run_metadata)
-        for hook, value in zip(self._hooks, results["hooks"]):
+        for hook, args, value in zip(self._hooks, extra, results["hooks"]):
+            # As TF: a hook that asked for nothing gets results=None.
+            value = None if args is None else value
             hook.after_run(context, SessionRunValues(results=value, options=options,
                                                      run_metadata=run_metadata))
         if context.stop_requested:

@@ -14,11 +14,16 @@ makes replicas wait on a FIFOQueue of sync tokens.  Here the hook of
 ``make_session_run_hook(is_chief)`` does both from the client, after each step: the
 chief waits until every accumulator holds ``replicas_to_aggregate`` gradients and runs
 the aggregation op; other replicas wait until the global step has moved past the step
-they contributed to (their token).  So ``get_chief_queue_runner`` and
-``get_init_tokens_op`` do not exist, and the hook is required (as in TF).  With
-``total_num_replicas`` < ``replicas_to_aggregate`` (one replica contributing several
-gradients per update, TF's extra initial tokens) the chief does not wait: it aggregates
-whenever enough gradients are in.
+they contributed to (their token).  That step is the ``local_step`` their gradients
+were stamped with, fetched from the train step itself: a separate fetch of the global
+step in the same run is unordered against the chief's update (it may read the step
+after the one the gradients went into, and the replica would then wait for an update
+that needs its own next contribution).  A replica whose step requested a stop (e.g.
+``StopAtStepHook`` ran first) does not wait: the others stop at the same global step.
+So ``get_chief_queue_runner`` and ``get_init_tokens_op`` do not exist, and the hook is
+required (as in TF).  With ``total_num_replicas`` < ``replicas_to_aggregate`` (one
+replica contributing several gradients per update, TF's extra initial tokens) the chief
+does not wait: it aggregates whenever enough gradients are in.
 """
 
 from __future__ import annotations
@@ -242,6 +247,7 @@ class SyncReplicasOptimizer(Optimizer):
         self._total_num_replicas = int(total_num_replicas)
         self._gradients_applied = False
         self._global_step = None
+        self._local_step = None
         self._accumulators: list[ConditionalAccumulator] = []
         self._aggregate_op = None
         self._num_accumulated = None
@@ -268,8 +274,13 @@ class SyncReplicasOptimizer(Optimizer):
         aggregated = []
         with ops_lib.name_scope(name or self._name):
             # The replica's local step: the global step its gradients are computed at
-            # (read in the same step).
-            local_step = array_ops.identity(global_step, name="local_step")
+            # (read in the same step).  A copy, not an identity: the identity of a ref
+            # variable aliases it (as in TF), and the hook must fetch the value the
+            # gradients were stamped with, not the step at the end of the run.
+            local_step = math_ops.add(global_step, np.zeros((), global_step.dtype
+                                                            .base_dtype.as_numpy_dtype),
+                                      name="local_step")
+            self._local_step = local_step
             for grad, var in grads_and_vars:
                 with ops_lib.device(var.device):
                     acc = ConditionalAccumulator(
@@ -338,11 +349,15 @@ class _SyncReplicasOptimizerHook(session_run_hook.SessionRunHook):
             raise ValueError("SyncReplicasOptimizer.apply_gradient should be called before "
                              "using the hook.")
 
-    def before_run(self, run_context: Any) -> session_run_hook.SessionRunArgs:
-        return session_run_hook.SessionRunArgs(self._opt._global_step)
+    def before_run(self, run_context: Any) -> session_run_hook.SessionRunArgs | None:
+        if not _runs_train_op(run_context.original_args.fetches, self._opt._train_op):
+            return None
+        # The step the gradients are stamped with, read in the train step itself.
+        return session_run_hook.SessionRunArgs(self._opt._local_step)
 
     def after_run(self, run_context: Any, run_values: Any) -> None:
-        if not _runs_train_op(run_context.original_args.fetches, self._opt._train_op):
+        if (run_context.stop_requested or run_values.results is None
+                or not _runs_train_op(run_context.original_args.fetches, self._opt._train_op)):
             return
         sess = run_context.session
         opt = self._opt

@@ -1,5 +1,9 @@
 """SyncReplicasOptimizer in a between-graph run on Ray: 2 worker clients, 2 ps actors,
-replicas_to_aggregate=2 (graphcore/train/sync_replicas_optimizer.py)."""
+replicas_to_aggregate=2 (graphcore/train/sync_replicas_optimizer.py).
+
+Worker 1 also fetches a ps computation that runs after its gradients are in, so that the
+run's read of ps tensors often comes after the chief's update: the replica must wait on
+the step its gradients carry (a wait on the step it read stalled the run for good)."""
 
 import numpy as np
 
@@ -7,7 +11,7 @@ import ray_runtime
 
 CLUSTER = {"ps": 2, "worker": 2}
 LR = 0.1
-ROUNDS = 4
+ROUNDS = 12
 W0 = np.array([[1.0], [-1.0]], np.float32)
 B0 = np.float32(0.5)
 
@@ -51,10 +55,14 @@ def test_sync_replicas_between_graph(cluster_name):
                                                  replicas_to_aggregate=2,
                                                  total_num_replicas=2)
             train = opt.minimize(loss, global_step=step)
+        with tf.device("/job:ps/task:0"), tf.control_dependencies([train]):
+            big = tf.random_uniform([400, 400], seed=task_index)
+            after = tf.reduce_sum(tf.matmul(big, big))  # ~10 ms on the ps after the step
+        fetches = [train, after] if task_index == 1 else train
         devices = sorted({w.device, b.device})
         config = tf.ConfigProto(operation_timeout_in_ms=60000)
         config.cluster_def.CopyFrom(tf.train.ClusterSpec(CLUSTER).as_cluster_def())
-        hooks = [opt.make_session_run_hook(is_chief=task_index == 0, timeout_secs=60),
+        hooks = [opt.make_session_run_hook(is_chief=task_index == 0, timeout_secs=30),
                  tf.train.StopAtStepHook(last_step=ROUNDS)]
         steps = []
         with tf.train.MonitoredTrainingSession(
@@ -64,7 +72,7 @@ def test_sync_replicas_between_graph(cluster_name):
             r = 0
             while not sess.should_stop():
                 bx, by = _batch(r, task_index)
-                sess.run(train, {x: bx, y: by})
+                sess.run(fetches, {x: bx, y: by})
                 steps.append(int(sess.run(step)))
                 r += 1
             final = sess.run([w, b])

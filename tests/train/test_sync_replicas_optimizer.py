@@ -89,3 +89,38 @@ def test_conditional_accumulator_drops_stale_gradients_and_averages():
         any_shape = tf.placeholder(tf.float32)
         with pytest.raises(errors.InvalidArgumentError, match="Shape mismatch"):
             sess.run(acc.apply_grad(any_shape, local_step=5), {any_shape: [1.0, 2.0, 3.0]})
+
+
+def test_replica_waits_on_the_step_its_gradients_carry():
+    """A run's read of the global step is unordered against the chief's update, which may
+    land during the run (here a bump after the train op stands for it): the non-chief
+    waits for the update after the step its gradients were stamped with, not after the
+    step it happened to read (which would wait forever for its own next gradients)."""
+    x, y, w, step, loss = _model()
+    opt = tf.train.SyncReplicasOptimizer(tf.train.GradientDescentOptimizer(LR),
+                                         replicas_to_aggregate=2, total_num_replicas=2)
+    train = opt.minimize(loss, global_step=step)
+    with tf.control_dependencies([train]):
+        chief_update = tf.assign_add(step, 1)
+    hook = opt.make_session_run_hook(is_chief=False, timeout_secs=2)
+    with tf.train.MonitoredTrainingSession(hooks=[hook]) as sess:
+        bx, by = BATCHES[0]
+        sess.run([train, chief_update], {x: bx, y: by})  # stamped 0; the step is now 1
+        assert sess.run(step) == 1
+
+
+@pytest.mark.parametrize("is_chief", [True, False])
+def test_a_replica_that_stops_does_not_wait(is_chief):
+    """A step that requested a stop (StopAtStepHook before the sync hook) ends the
+    replica's training: neither the chief nor another replica waits on the others."""
+    x, y, w, step, loss = _model()
+    opt = tf.train.SyncReplicasOptimizer(tf.train.GradientDescentOptimizer(LR),
+                                         replicas_to_aggregate=2, total_num_replicas=2)
+    train = opt.minimize(loss, global_step=step)
+    hooks = [tf.train.StopAtStepHook(last_step=0),
+             opt.make_session_run_hook(is_chief=is_chief, timeout_secs=2)]
+    with tf.train.MonitoredTrainingSession(hooks=hooks) as sess:
+        bx, by = BATCHES[0]
+        sess.run(train, {x: bx, y: by})
+        assert sess.should_stop()
+        assert sess.run(step) == 0
