@@ -2,15 +2,20 @@
 objects as ``tf.nn.rnn_cell`` / ``tf.nn``), ``stack_bidirectional_rnn`` /
 ``stack_bidirectional_dynamic_rnn``, and ``LSTMBlockCell``, the LSTMCell numerics under the
 block cell's arguments and variables (``lstm_cell/kernel``, ``lstm_cell/bias``), and
-``LayerNormBasicLSTMCell`` (layer-normalized gates and state, recurrent dropout)."""
+``LayerNormBasicLSTMCell`` (layer-normalized gates and state, recurrent dropout), and the
+legacy wrappers ``EmbeddingWrapper``, ``InputProjectionWrapper``, ``OutputProjectionWrapper``
+(variables ``embedding`` / ``kernel`` / ``bias`` in the wrapper's own scope)."""
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 # ruff: noqa: F401
 from graphcore.contrib.layers.normalization import layer_norm
-from graphcore.ops import array_ops, init_ops, math_ops, nn_ops
+from graphcore.framework import ops as ops_lib
+from graphcore.framework import tensor_shape as shape_lib
+from graphcore.ops import array_ops, embedding_ops, init_ops, math_ops, nn_ops
 from graphcore.ops import variable_scope as vs
 from graphcore.ops.rnn import (
     bidirectional_dynamic_rnn,
@@ -28,12 +33,15 @@ from graphcore.ops.rnn_cell_impl import (
     MultiRNNCell,
     ResidualWrapper,
     RNNCell,
+    assert_like_rnncell,
 )
 from graphcore.ops.rnn_state_saving import static_state_saving_rnn
 
-__all__ = ["BasicLSTMCell", "BasicRNNCell", "DeviceWrapper", "DropoutWrapper", "GRUCell",
-           "LSTMBlockCell", "LSTMCell", "LayerNormBasicLSTMCell", "LSTMStateTuple", "MultiRNNCell", "RNNCell",
-           "ResidualWrapper", "stack_bidirectional_dynamic_rnn", "stack_bidirectional_rnn",
+__all__ = ["BasicLSTMCell", "BasicRNNCell", "DeviceWrapper", "DropoutWrapper",
+           "EmbeddingWrapper", "GRUCell", "InputProjectionWrapper", "LSTMBlockCell",
+           "LSTMCell", "LSTMStateTuple", "LayerNormBasicLSTMCell", "MultiRNNCell",
+           "OutputProjectionWrapper", "RNNCell", "ResidualWrapper",
+           "stack_bidirectional_dynamic_rnn", "stack_bidirectional_rnn",
            "static_bidirectional_rnn", "static_rnn", "static_state_saving_rnn"]
 
 
@@ -110,6 +118,132 @@ class LayerNormBasicLSTMCell(RNNCell):
             new_c = self._norm(new_c, "state", dtype)
         new_h = self._activation(new_c) * math_ops.sigmoid(o)
         return new_h, LSTMStateTuple(new_c, new_h)
+
+
+class _Linear:
+    """``args @ kernel (+ bias)`` with ``kernel`` [input depth, output_size] and ``bias``
+    (zeros, never partitioned) made in the current variable scope."""
+
+    def __init__(self, args: Any, output_size: int, build_bias: bool) -> None:
+        shape = args.get_shape()
+        if shape.ndims != 2:
+            raise ValueError(f"linear is expecting 2D arguments: {[shape]}")
+        depth = shape_lib.dimension_value(shape[1])
+        if depth is None:
+            raise ValueError(f"linear expects shape[1] to be provided for shape {shape}, but "
+                             "saw None.")
+        self._build_bias = build_bias
+        with vs.variable_scope(vs.get_variable_scope()) as outer_scope:
+            self._weights = vs.get_variable("kernel", [depth, output_size], dtype=args.dtype)
+            if build_bias:
+                with vs.variable_scope(outer_scope) as inner_scope:
+                    inner_scope.set_partitioner(None)
+                    self._biases = vs.get_variable(
+                        "bias", [output_size], dtype=args.dtype,
+                        initializer=init_ops.constant_initializer(0.0, dtype=args.dtype))
+
+    def __call__(self, args: Any) -> Any:
+        res = math_ops.matmul(args, self._weights)
+        return nn_ops.bias_add(res, self._biases) if self._build_bias else res
+
+
+class EmbeddingWrapper(RNNCell):
+    """``cell`` on the embeddings (variable ``embedding`` [embedding_classes,
+    embedding_size], on /cpu:0, uniform in +-sqrt(3) by default) of integer inputs."""
+
+    def __init__(self, cell: Any, embedding_classes: int, embedding_size: int,
+                 initializer: Any = None, reuse: Any = None) -> None:
+        super().__init__(_reuse=reuse)
+        assert_like_rnncell("cell", cell)
+        if embedding_classes <= 0 or embedding_size <= 0:
+            raise ValueError("Both embedding_classes and embedding_size must be > 0: "
+                             f"{embedding_classes}, {embedding_size}.")
+        self._cell = cell
+        self._embedding_classes = embedding_classes
+        self._embedding_size = embedding_size
+        self._initializer = initializer
+
+    state_size = property(lambda self: self._cell.state_size)
+    output_size = property(lambda self: self._cell.output_size)
+
+    def zero_state(self, batch_size: Any, dtype: Any) -> Any:
+        with ops_lib.name_scope(type(self).__name__ + "ZeroState"):
+            return self._cell.zero_state(batch_size, dtype)
+
+    def call(self, inputs: Any, state: Any) -> tuple:
+        with ops_lib.device("/cpu:0"):
+            initializer = self._initializer or vs.get_variable_scope().initializer
+            if not initializer:
+                sqrt3 = math.sqrt(3)   # Uniform(-sqrt(3), sqrt(3)) has variance 1.
+                initializer = init_ops.random_uniform_initializer(-sqrt3, sqrt3)
+            data_type = state[0].dtype if isinstance(state, tuple) else state.dtype
+            embedding = vs.get_variable("embedding",
+                                        [self._embedding_classes, self._embedding_size],
+                                        initializer=initializer, dtype=data_type)
+            embedded = embedding_ops.embedding_lookup(embedding,
+                                                      array_ops.reshape(inputs, [-1]))
+            return self._cell(embedded, state)
+
+
+class InputProjectionWrapper(RNNCell):
+    """``cell`` on ``activation(inputs @ kernel + bias)`` of depth ``num_proj``."""
+
+    def __init__(self, cell: Any, num_proj: int, activation: Any = None,
+                 input_size: Any = None, reuse: Any = None) -> None:
+        super().__init__(_reuse=reuse)
+        del input_size
+        assert_like_rnncell("cell", cell)
+        self._cell = cell
+        self._num_proj = num_proj
+        self._activation = activation
+        self._linear: _Linear | None = None
+
+    state_size = property(lambda self: self._cell.state_size)
+    output_size = property(lambda self: self._cell.output_size)
+
+    def zero_state(self, batch_size: Any, dtype: Any) -> Any:
+        with ops_lib.name_scope(type(self).__name__ + "ZeroState"):
+            return self._cell.zero_state(batch_size, dtype)
+
+    def call(self, inputs: Any, state: Any) -> tuple:
+        if self._linear is None:
+            self._linear = _Linear(inputs, self._num_proj, True)
+        projected = self._linear(inputs)
+        if self._activation:
+            projected = self._activation(projected)
+        return self._cell(projected, state)
+
+
+class OutputProjectionWrapper(RNNCell):
+    """``cell`` whose output is projected to ``output_size``: ``activation(output @ kernel
+    + bias)``."""
+
+    def __init__(self, cell: Any, output_size: int, activation: Any = None,
+                 reuse: Any = None) -> None:
+        super().__init__(_reuse=reuse)
+        assert_like_rnncell("cell", cell)
+        if output_size < 1:
+            raise ValueError(f"Parameter output_size must be > 0: {output_size}.")
+        self._cell = cell
+        self._output_size = output_size
+        self._activation = activation
+        self._linear: _Linear | None = None
+
+    state_size = property(lambda self: self._cell.state_size)
+    output_size = property(lambda self: self._output_size)
+
+    def zero_state(self, batch_size: Any, dtype: Any) -> Any:
+        with ops_lib.name_scope(type(self).__name__ + "ZeroState"):
+            return self._cell.zero_state(batch_size, dtype)
+
+    def call(self, inputs: Any, state: Any) -> tuple:
+        output, res_state = self._cell(inputs, state)
+        if self._linear is None:
+            self._linear = _Linear(output, self._output_size, True)
+        projected = self._linear(output)
+        if self._activation:
+            projected = self._activation(projected)
+        return projected, res_state
 
 
 def _check_stack_args(cells_fw: Any, cells_bw: Any, initial_states_fw: Any,

@@ -1,6 +1,7 @@
 """tf.contrib.rnn: the core cells and RNN functions are the same objects; LSTMBlockCell has
 LSTMCell's numerics and the block cell's variable names; the stacked bidirectional RNNs build
-one bidirectional layer per ``cell_<i>`` scope, each fed the previous layer's outputs."""
+one bidirectional layer per ``cell_<i>`` scope, each fed the previous layer's outputs;
+LayerNormBasicLSTMCell against numpy; the embedding / projection wrappers' variables."""
 
 import numpy as np
 import pytest
@@ -96,3 +97,35 @@ def test_layer_norm_basic_lstm_cell_names_and_numerics():
         h = np.tanh(c) * _sigmoid(o)
         np.testing.assert_allclose(got[t], h, rtol=1e-4, atol=1e-5)
     assert isinstance(state, rnn.LSTMStateTuple)
+
+
+def test_projection_and_embedding_wrappers():
+    ids = [tf.constant([1, 4]), tf.constant([0, 2])]
+    cell = rnn.OutputProjectionWrapper(rnn.EmbeddingWrapper(tf.nn.rnn_cell.GRUCell(3), 5, 4),
+                                       output_size=2)
+    outputs, state = rnn.static_rnn(cell, ids, dtype=tf.float32)
+    names = [(v.op.name, v.shape.as_list()) for v in tf.global_variables()]
+    base = "rnn/output_projection_wrapper"
+    assert names == [
+        (f"{base}/embedding_wrapper/embedding", [5, 4]),
+        (f"{base}/embedding_wrapper/gru_cell/gates/kernel", [7, 6]),
+        (f"{base}/embedding_wrapper/gru_cell/gates/bias", [6]),
+        (f"{base}/embedding_wrapper/gru_cell/candidate/kernel", [7, 3]),
+        (f"{base}/embedding_wrapper/gru_cell/candidate/bias", [3]),
+        (f"{base}/kernel", [3, 2]), (f"{base}/bias", [2])]
+    assert outputs[1].shape.as_list() == [2, 2] and state.shape.as_list() == [2, 3]
+    x = tf.constant(np.ones((2, 5), np.float32))
+    projected = rnn.InputProjectionWrapper(tf.nn.rnn_cell.BasicRNNCell(3), num_proj=6,
+                                           activation=tf.nn.relu)
+    out, _ = projected(x, tf.zeros([2, 3]), scope="proj")
+    v = {var.op.name: var for var in tf.global_variables()}
+    assert v["proj/kernel"].shape.as_list() == [5, 6]
+    want = tf.tanh(tf.matmul(tf.concat([tf.nn.relu(tf.matmul(x, v["proj/kernel"]) +
+                                                   v["proj/bias"]), tf.zeros([2, 3])], 1),
+                             v["proj/basic_rnn_cell/kernel"]) + v["proj/basic_rnn_cell/bias"])
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        got, expected = sess.run([out, want])
+    np.testing.assert_allclose(got, expected, rtol=1e-5)
+    with pytest.raises(ValueError, match="output_size must be > 0"):
+        rnn.OutputProjectionWrapper(tf.nn.rnn_cell.GRUCell(3), 0)
