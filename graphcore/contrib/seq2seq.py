@@ -1,16 +1,32 @@
-"""``tf.contrib.seq2seq`` (TF 1.15), the loss: ``sequence_loss``, the weighted
-cross-entropy of [batch, time, classes] logits, averaged or summed over batch and/or time.
-(The decoders, helpers and attention wrappers are not here.)"""
+"""``tf.contrib.seq2seq`` (TF 1.15): ``sequence_loss``, the weighted cross-entropy of
+[batch, time, classes] logits averaged or summed over batch and/or time, and the basic
+decoding API of ``seq2seq_decoders`` (BasicDecoder, helpers, dynamic_decode, tile_batch).
+(The attention wrappers and the beam-search decoder are not here.)"""
 
 from __future__ import annotations
 
 from typing import Any
 
+# ruff: noqa: F401
+from graphcore.contrib.seq2seq_decoders import (
+    BasicDecoder,
+    BasicDecoderOutput,
+    CustomHelper,
+    Decoder,
+    GreedyEmbeddingHelper,
+    Helper,
+    SampleEmbeddingHelper,
+    TrainingHelper,
+    dynamic_decode,
+    tile_batch,
+)
 from graphcore.framework import ops as ops_lib
 from graphcore.framework.tensor_conversion import convert_to_tensor
 from graphcore.ops import array_ops, elementwise_ops, math_ops, nn_ops
 
-__all__ = ["sequence_loss"]
+__all__ = ["BasicDecoder", "BasicDecoderOutput", "CustomHelper", "Decoder",
+           "GreedyEmbeddingHelper", "Helper", "SampleEmbeddingHelper", "TrainingHelper",
+           "dynamic_decode", "sequence_loss", "tile_batch"]
 
 
 def sequence_loss(logits: Any, targets: Any, weights: Any,
