@@ -66,13 +66,14 @@ def _sequential_like(model: Any) -> bool:
 
 
 def _output_shape(layer: Any) -> str:
+    def shape(x: Any) -> Any:
+        return tuple(x.shape.as_list()) if x.shape.ndims is not None else None
+
     if isinstance(layer, InputLayer):
-        return str([tuple(layer.output.shape.as_list())])
-    shapes = {str(tuple(x.shape.as_list())) if x.shape.ndims is not None else "?"
-              for node in layer._inbound_nodes for x in node.outputs}
-    if len(shapes) != 1 or len(layer._inbound_nodes[0].outputs) != 1:
-        return "multiple" if shapes else "?"
-    return shapes.pop()
+        return str([shape(layer.output)])
+    per_node = {str([shape(x) for x in node.outputs]) if len(node.outputs) > 1
+                else str(shape(node.outputs[0])) for node in layer._inbound_nodes}
+    return per_node.pop() if len(per_node) == 1 else "multiple"
 
 
 def print_summary(model: Any, line_length: int | None = None, positions: list | None = None,

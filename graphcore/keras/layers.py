@@ -14,12 +14,22 @@ from graphcore.framework import tensor_shape as shape_lib
 from graphcore.keras import activations, initializers, regularizers
 from graphcore.keras import backend as K
 from graphcore.keras.engine import Input, InputLayer, InputSpec, Layer
+from graphcore.keras.recurrent import (
+    GRU,
+    LSTM,
+    RNN,
+    GRUCell,
+    LSTMCell,
+    SimpleRNN,
+    SimpleRNNCell,
+)
 from graphcore.layers import convolutional, core, normalization, pooling
 from graphcore.ops import array_ops, embedding_ops, math_ops
 
 __all__ = [
     "Activation", "Add", "AveragePooling2D", "AvgPool2D", "Average", "BatchNormalization",
     "Concatenate", "Conv2D", "Convolution2D", "Dense", "Dropout", "Embedding", "Flatten",
+    "GRU", "GRUCell", "LSTM", "LSTMCell", "RNN", "SimpleRNN", "SimpleRNNCell",
     "Input", "InputLayer", "InputSpec", "Lambda", "Layer", "MaxPool2D", "MaxPooling2D",
     "Maximum", "Minimum", "Multiply", "Reshape", "Subtract", "add", "average", "concatenate",
     "maximum", "minimum", "multiply", "subtract",

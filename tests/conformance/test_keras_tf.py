@@ -98,6 +98,17 @@ def _embedding(k, x):
     return model
 
 
+def _recurrent(k, x):
+    inp = k.Input((None, 3))
+    seq, state, _ = k.layers.LSTM(4, return_sequences=True, return_state=True,
+                                  go_backwards=True)(inp)
+    h = k.layers.GRU(3, reset_after=True, recurrent_activation="sigmoid")(seq)
+    out = k.layers.Dense(2)(k.layers.Concatenate()([h, state]))
+    model = k.Model(inp, out)
+    model.compile(k.optimizers.Adam(learning_rate=0.02), "mse")
+    return model
+
+
 def _data(name):
     if name.startswith("cnn"):
         x = RNG.normal(size=(N, 8, 8, 1)).astype(np.float32)
@@ -106,6 +117,9 @@ def _data(name):
         x = [RNG.normal(size=(N, 4)).astype(np.float32),
              RNG.normal(size=(N, 3)).astype(np.float32)]
         y = RNG.integers(0, 2, (N, 1)).astype(np.float32)
+    elif name == "recurrent":
+        x = RNG.normal(size=(N, 6, 3)).astype(np.float32)
+        y = RNG.normal(size=(N, 2)).astype(np.float32)
     elif name == "embedding":
         x = RNG.integers(0, 10, (N, 4)).astype(np.int32)
         y = RNG.normal(size=(N, 2)).astype(np.float32)
@@ -116,7 +130,7 @@ def _data(name):
 
 
 CASES = {"mlp": _mlp, "mlp_bn_adam": _mlp_bn_adam, "cnn": _cnn, "cnn_bn": _cnn_bn,
-         "two_inputs": _two_inputs, "embedding": _embedding}
+         "two_inputs": _two_inputs, "embedding": _embedding, "recurrent": _recurrent}
 
 
 def _summary(model):
@@ -146,8 +160,14 @@ def _run(k, build, x, y, initial=None, session=None):
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_keras_model_matches_tf(name):
     x, y = _data(name)
-    with tf_ref.Graph().as_default():
-        ref = _run(tf_keras, CASES[name], x, y)
+    # TF's graph-mode gradient of a While inside a While's gradient needs the
+    # intermediates of the forward loop as outputs.
+    tf_ref.compat.v1.experimental.output_all_intermediates(True)
+    try:
+        with tf_ref.Graph().as_default():
+            ref = _run(tf_keras, CASES[name], x, y)
+    finally:
+        tf_ref.compat.v1.experimental.output_all_intermediates(None)
     gc.keras.backend.clear_session()
     got = _run(gc.keras, CASES[name], x, y, initial=ref["start"])
     gc.keras.backend.clear_session()

@@ -184,3 +184,26 @@ def test_user_script_runs_under_graphcore_run(tmp_path):
     assert lines[0] == "['acc', 'loss'] 3"
     loss, acc = eval(lines[1])
     assert 0 < loss < 1 and 0 <= acc <= 1
+
+
+def test_simple_rnn_matches_numpy_and_trains():
+    rng = np.random.default_rng(1)
+    x = rng.normal(size=(5, 4, 3)).astype(np.float32)
+    inp = keras.Input((None, 3))
+    layer = keras.layers.SimpleRNN(2, return_sequences=True, go_backwards=True)
+    model = keras.Model(inp, layer(inp))
+    assert [w.name for w in model.weights] == [
+        "simple_rnn/simple_rnn_cell/kernel:0", "simple_rnn/simple_rnn_cell/recurrent_kernel:0",
+        "simple_rnn/simple_rnn_cell/bias:0"]
+    kernel, recurrent, bias = (rng.normal(size=s).astype(np.float32)
+                               for s in [(3, 2), (2, 2), (2,)])
+    model.set_weights([kernel, recurrent, bias])
+    h = np.zeros((5, 2), np.float32)
+    want = []
+    for t in reversed(range(4)):
+        h = np.tanh(x[:, t] @ kernel + bias + h @ recurrent)
+        want.append(h)
+    np.testing.assert_allclose(model.predict(x), np.stack(want, 1), rtol=1e-5, atol=1e-6)
+    model.compile("adam", "mse")
+    history = model.fit(x, np.zeros((5, 4, 2), np.float32), epochs=5, verbose=0)
+    assert history.history["loss"][-1] < history.history["loss"][0]

@@ -1,0 +1,286 @@
+"""tf.keras recurrent layers (TF1's v1 versions): SimpleRNN, LSTM and GRU over their cells,
+and the generic RNN layer. The cell's weights live under ``<layer>/<cell>/`` (``lstm/
+lstm_cell/kernel:0``, ``recurrent_kernel``, ``bias``, gates in Keras' order i, f, c, o for
+LSTM and z, r, h for GRU); the recurrent activation defaults to ``hard_sigmoid`` and GRU's
+``reset_after`` to False, as in TF1. The time loop is a ``tf.scan`` (a while loop), so the
+time dimension may be unknown. Not here: masking, dropout inside cells, stateful RNNs."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from graphcore.framework import nest
+from graphcore.framework import ops as ops_lib
+from graphcore.framework import tensor_shape as shape_lib
+from graphcore.keras import activations, initializers, regularizers
+from graphcore.keras.engine import Layer
+from graphcore.ops import array_ops, functional_ops, math_ops, nn_ops
+
+__all__ = ["GRU", "GRUCell", "LSTM", "LSTMCell", "RNN", "SimpleRNN", "SimpleRNNCell"]
+
+
+def _no_dropout(dropout: float, recurrent_dropout: float) -> None:
+    if dropout or recurrent_dropout:
+        raise NotImplementedError("dropout/recurrent_dropout in Keras RNN cells are not "
+                                  "implemented in graphcore")
+
+
+class _Cell(Layer):
+    """A cell: ``call(inputs, states) -> (output, new_states)`` for one time step."""
+
+    gates = 1
+
+    def __init__(self, units: int, activation: Any = "tanh", use_bias: bool = True,
+                 kernel_initializer: Any = "glorot_uniform",
+                 recurrent_initializer: Any = "orthogonal", bias_initializer: Any = "zeros",
+                 kernel_regularizer: Any = None, recurrent_regularizer: Any = None,
+                 bias_regularizer: Any = None, kernel_constraint: Any = None,
+                 recurrent_constraint: Any = None, bias_constraint: Any = None,
+                 dropout: float = 0.0, recurrent_dropout: float = 0.0, **kwargs: Any) -> None:
+        _no_dropout(dropout, recurrent_dropout)
+        super().__init__(**kwargs)
+        self.units = int(units)
+        self.activation = activations.get(activation)
+        self.use_bias = use_bias
+        self.kernel_initializer = initializers.get(kernel_initializer)
+        self.recurrent_initializer = initializers.get(recurrent_initializer)
+        self.bias_initializer = initializers.get(bias_initializer)
+        self.kernel_regularizer = regularizers.get(kernel_regularizer)
+        self.recurrent_regularizer = regularizers.get(recurrent_regularizer)
+        self.bias_regularizer = regularizers.get(bias_regularizer)
+        self.kernel_constraint = kernel_constraint
+        self.recurrent_constraint = recurrent_constraint
+        self.bias_constraint = bias_constraint
+
+    @property
+    def state_size(self) -> Any:
+        return self.units
+
+    def _bias_shape(self) -> tuple:
+        return (self.gates * self.units,)
+
+    def _bias_initializer(self) -> Any:
+        return self.bias_initializer
+
+    def build(self, input_shape: Any) -> None:
+        input_dim = shape_lib.dimension_value(shape_lib.TensorShape(input_shape)[-1])
+        width = self.gates * self.units
+        self.kernel = self.add_weight("kernel", shape=(input_dim, width),
+                                      initializer=self.kernel_initializer,
+                                      regularizer=self.kernel_regularizer,
+                                      constraint=self.kernel_constraint)
+        self.recurrent_kernel = self.add_weight(
+            "recurrent_kernel", shape=(self.units, width),
+            initializer=self.recurrent_initializer, regularizer=self.recurrent_regularizer,
+            constraint=self.recurrent_constraint)
+        self.bias = self.add_weight("bias", shape=self._bias_shape(),
+                                    initializer=self._bias_initializer(),
+                                    regularizer=self.bias_regularizer,
+                                    constraint=self.bias_constraint) if self.use_bias else None
+        self.built = True
+
+
+class SimpleRNNCell(_Cell):
+    """h = activation(x @ kernel + bias + h_prev @ recurrent_kernel)."""
+
+    def call(self, inputs: Any, states: Any) -> tuple:
+        h = math_ops.matmul(inputs, self.kernel)
+        if self.bias is not None:
+            h = nn_ops.bias_add(h, self.bias)
+        output = self.activation(h + math_ops.matmul(states[0], self.recurrent_kernel))
+        return output, [output]
+
+
+class LSTMCell(_Cell):
+    """Gates i, f, c, o from x @ kernel + h @ recurrent_kernel + bias; state [h, c]."""
+
+    gates = 4
+
+    def __init__(self, units: int, activation: Any = "tanh",
+                 recurrent_activation: Any = "hard_sigmoid", use_bias: bool = True,
+                 unit_forget_bias: bool = True, implementation: int = 1,
+                 **kwargs: Any) -> None:
+        del implementation
+        super().__init__(units, activation=activation, use_bias=use_bias, **kwargs)
+        self.recurrent_activation = activations.get(recurrent_activation)
+        self.unit_forget_bias = unit_forget_bias
+
+    @property
+    def state_size(self) -> Any:
+        return [self.units, self.units]
+
+    def _bias_initializer(self) -> Any:
+        if not self.unit_forget_bias:
+            return self.bias_initializer
+        units, init = self.units, self.bias_initializer
+
+        def bias_initializer(shape: Any, dtype: Any = None, **kwargs: Any) -> Any:
+            return array_ops.concat([init((units,), dtype=dtype),
+                                     initializers.Ones()((units,), dtype=dtype),
+                                     init((units * 2,), dtype=dtype)], 0)
+        return bias_initializer
+
+    def call(self, inputs: Any, states: Any) -> tuple:
+        h_tm1, c_tm1 = states
+        z = math_ops.matmul(inputs, self.kernel) + math_ops.matmul(h_tm1,
+                                                                   self.recurrent_kernel)
+        if self.bias is not None:
+            z = nn_ops.bias_add(z, self.bias)
+        z0, z1, z2, z3 = array_ops.split(z, 4, axis=1)
+        i = self.recurrent_activation(z0)
+        f = self.recurrent_activation(z1)
+        c = f * c_tm1 + i * self.activation(z2)
+        o = self.recurrent_activation(z3)
+        h = o * self.activation(c)
+        return h, [h, c]
+
+
+class GRUCell(_Cell):
+    """Gates z, r and the candidate h; ``reset_after`` applies the reset gate after the
+    recurrent matmul (with a second, recurrent bias: bias shape [2, 3 * units])."""
+
+    gates = 3
+
+    def __init__(self, units: int, activation: Any = "tanh",
+                 recurrent_activation: Any = "hard_sigmoid", use_bias: bool = True,
+                 reset_after: bool = False, implementation: int = 1,
+                 **kwargs: Any) -> None:
+        del implementation
+        super().__init__(units, activation=activation, use_bias=use_bias, **kwargs)
+        self.recurrent_activation = activations.get(recurrent_activation)
+        self.reset_after = reset_after
+
+    def _bias_shape(self) -> tuple:
+        return (2, 3 * self.units) if self.reset_after else (3 * self.units,)
+
+    def call(self, inputs: Any, states: Any) -> tuple:
+        h_tm1 = states[0]
+        u = self.units
+        matrix_x = math_ops.matmul(inputs, self.kernel)
+        if self.bias is not None:
+            input_bias = self.bias[0] if self.reset_after else self.bias
+            matrix_x = nn_ops.bias_add(matrix_x, input_bias)
+        x_z, x_r, x_h = array_ops.split(matrix_x, 3, axis=1)
+        if self.reset_after:
+            inner = math_ops.matmul(h_tm1, self.recurrent_kernel)
+            if self.bias is not None:
+                inner = nn_ops.bias_add(inner, self.bias[1])
+            in_z, in_r, in_h = array_ops.split(inner, 3, axis=1)
+            z = self.recurrent_activation(x_z + in_z)
+            r = self.recurrent_activation(x_r + in_r)
+            hh = self.activation(x_h + r * in_h)
+        else:
+            z = self.recurrent_activation(
+                x_z + math_ops.matmul(h_tm1, self.recurrent_kernel[:, :u]))
+            r = self.recurrent_activation(
+                x_r + math_ops.matmul(h_tm1, self.recurrent_kernel[:, u:2 * u]))
+            hh = self.activation(
+                x_h + math_ops.matmul(r * h_tm1, self.recurrent_kernel[:, 2 * u:]))
+        h = z * h_tm1 + (1 - z) * hh
+        return h, [h]
+
+
+class RNN(Layer):
+    """Runs ``cell`` over the time axis of [batch, time, features] inputs."""
+
+    def __init__(self, cell: Any, return_sequences: bool = False, return_state: bool = False,
+                 go_backwards: bool = False, stateful: bool = False, unroll: bool = False,
+                 time_major: bool = False, **kwargs: Any) -> None:
+        if stateful:
+            raise NotImplementedError("stateful Keras RNNs are not implemented in graphcore")
+        if isinstance(cell, (list, tuple)):
+            raise NotImplementedError("stacked cells (a list of cells) are not implemented "
+                                      "in graphcore")
+        del unroll
+        super().__init__(**kwargs)
+        self.cell = cell
+        self.return_sequences = return_sequences
+        self.return_state = return_state
+        self.go_backwards = go_backwards
+        self.time_major = time_major
+
+    @property
+    def trainable_weights(self) -> list:
+        return self.cell.trainable_weights if self.trainable else []
+
+    @property
+    def non_trainable_weights(self) -> list:
+        return self.cell.non_trainable_weights if self.trainable else self.cell.weights
+
+    @property
+    def losses(self) -> list:
+        return self.cell.losses + list(self._losses)
+
+    def build(self, input_shape: Any) -> None:
+        input_shape = shape_lib.TensorShape(input_shape)
+        if input_shape.ndims != 3:
+            raise ValueError(f"Input 0 of layer \"{self.name}\" is incompatible with the "
+                             f"layer: expected ndim=3, found ndim={input_shape.ndims}. Full "
+                             f"shape received: {tuple(input_shape.as_list())}")
+        with ops_lib.name_scope(self.cell.name):
+            self.cell.build(shape_lib.TensorShape([None, input_shape[-1]]))
+            self.cell.built = True
+        self.built = True
+
+    def call(self, inputs: Any, initial_state: Any = None, training: Any = None) -> Any:
+        del training
+        time_major = inputs if self.time_major else array_ops.transpose(inputs, [1, 0, 2])
+        if self.go_backwards:
+            # As Keras: the outputs stay in the order they were computed, last step first.
+            time_major = array_ops.reverse(time_major, [0])
+        batch = array_ops.shape(time_major)[1]
+        sizes = nest.flatten(self.cell.state_size)
+        if initial_state is None:
+            states = [array_ops.zeros(array_ops.stack([batch, size]), dtype=inputs.dtype)
+                      for size in sizes]
+        else:
+            states = list(nest.flatten(initial_state))
+        first_output = array_ops.zeros(array_ops.stack([batch, self.cell.units]),
+                                       dtype=inputs.dtype)
+
+        def step(carry: Any, x_t: Any) -> Any:
+            output, new_states = self.cell.call(x_t, list(carry[1:]))
+            return (output, *new_states)
+
+        stacked = functional_ops.scan(step, time_major, initializer=(first_output, *states))
+        outputs = stacked[0]
+        last_output = outputs[-1]
+        final_states = [s[-1] for s in stacked[1:]]
+        batch_dim = inputs.shape.as_list()[1 if self.time_major else 0]
+        last_output.set_shape([batch_dim, self.cell.units])
+        if self.return_sequences:
+            result = outputs if self.time_major else array_ops.transpose(outputs, [1, 0, 2])
+            result.set_shape(inputs.shape.as_list()[:2] + [self.cell.units])
+        else:
+            result = last_output
+        if self.return_state:
+            for s, size in zip(final_states, sizes):
+                s.set_shape([batch_dim, size])
+            return [result] + final_states
+        return result
+
+
+def _rnn_layer(cell_class: type, doc: str, layer_name: str) -> type:
+    def __init__(self: Any, units: int, **kwargs: Any) -> None:
+        rnn_args = {k: kwargs.pop(k) for k in
+                    ("return_sequences", "return_state", "go_backwards", "stateful",
+                     "unroll", "time_major", "name", "trainable", "input_shape",
+                     "batch_input_shape", "input_dim", "batch_size", "dtype",
+                     "activity_regularizer") if k in kwargs}
+        cell = cell_class(units, dtype=rnn_args.get("dtype"), **kwargs)
+        if "activity_regularizer" in rnn_args:
+            rnn_args["activity_regularizer"] = regularizers.get(
+                rnn_args["activity_regularizer"])
+        RNN.__init__(self, cell, **rnn_args)
+
+    def units(self: Any) -> int:
+        return self.cell.units
+
+    return type(layer_name, (RNN,), {"__init__": __init__, "__doc__": doc,
+                                     "units": property(units), "__module__": __name__})
+
+
+SimpleRNN = _rnn_layer(SimpleRNNCell, "Fully connected RNN (SimpleRNNCell over time).",
+                       "SimpleRNN")
+LSTM = _rnn_layer(LSTMCell, "Long short-term memory (LSTMCell over time).", "LSTM")
+GRU = _rnn_layer(GRUCell, "Gated recurrent unit (GRUCell over time).", "GRU")
