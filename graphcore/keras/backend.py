@@ -11,12 +11,14 @@ import numpy as np
 
 from graphcore.client.session import Session
 from graphcore.framework import dtypes as dtypes_lib
+from graphcore.framework import nest
 from graphcore.framework import ops as ops_lib
 from graphcore.framework.session_stack import get_default_session
 from graphcore.framework.tensor_conversion import convert_to_tensor
 from graphcore.ops import (
     array_ops,
     clip_ops,
+    control_flow_ops,
     gradients_impl,
     math_ops,
     nn_impl,
@@ -27,7 +29,7 @@ from graphcore.ops import variables as variables_lib
 
 __all__ = [
     "batch_get_value", "batch_set_value", "cast", "clear_session", "constant", "dtype",
-    "epsilon", "eval", "floatx", "get_session", "get_uid", "get_value", "image_data_format",
+    "epsilon", "eval", "floatx", "function", "get_session", "get_uid", "get_value", "image_data_format",
     "int_shape", "is_placeholder", "learning_phase", "manual_variable_initialization",
     "name_scope", "ndim", "placeholder", "reset_uids", "set_epsilon", "set_floatx",
     "set_image_data_format", "set_learning_phase", "set_session", "set_value", "shape",
@@ -213,6 +215,37 @@ def batch_set_value(tuples: list) -> None:
         feed[holder] = np.asarray(value, dtype=x.dtype.base_dtype.as_numpy_dtype)
         ops.append(op)
     get_session().run(ops, feed_dict=feed)
+
+
+class GraphExecutionFunction:
+    """``f(values)`` runs ``outputs`` (and ``updates``) with ``inputs`` fed ``values``."""
+
+    def __init__(self, inputs: list, outputs: Any, updates: list | None = None,
+                 name: str | None = None) -> None:
+        del name
+        self.inputs = list(inputs)
+        self._outputs_structure = outputs
+        self.outputs = nest.flatten(outputs)
+        with ops_lib.control_dependencies(self.outputs):
+            updates_ops = [u if isinstance(u, ops_lib.Operation) else
+                           state_ops.assign(u[0], u[1]) if isinstance(u, tuple) else u.op
+                           for u in (updates or [])]
+            self.updates_op = control_flow_ops.group(*updates_ops) if updates_ops else None
+
+    def __call__(self, inputs: list) -> Any:
+        feed = dict(zip(self.inputs, nest.flatten(inputs)))
+        fetches = self.outputs + ([self.updates_op] if self.updates_op is not None else [])
+        values = get_session().run(fetches, feed_dict=feed)[:len(self.outputs)]
+        return nest.pack_sequence_as(self._outputs_structure, values)
+
+
+def function(inputs: list, outputs: Any, updates: list | None = None,
+             name: str | None = None, **kwargs: Any) -> GraphExecutionFunction:
+    """A callable that evaluates ``outputs`` for values of the ``inputs`` placeholders."""
+    if kwargs:
+        raise ValueError(f"Invalid argument \"{sorted(kwargs)[0]}\" passed to K.function "
+                         "with TensorFlow backend")
+    return GraphExecutionFunction(inputs, outputs, updates=updates, name=name)
 
 
 def set_value(x: Any, value: Any) -> None:

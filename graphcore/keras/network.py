@@ -11,6 +11,7 @@ from typing import Any
 
 from graphcore.framework import nest
 from graphcore.keras import backend as K
+from graphcore.keras import recurrent
 from graphcore.keras.engine import InputLayer, Layer, keras_history
 from graphcore.keras.layer_utils import print_summary
 from graphcore.layers import base as base_layer
@@ -141,6 +142,23 @@ class Network(Layer):
         return nest.pack_sequence_as(self._nested_outputs,
                                      [values[id(x)] for x in self.outputs])
 
+    # -- what it was built on ----------------------------------------------------------------
+    def _built_on(self, what: str) -> Any:
+        if not self.inputs:
+            raise AttributeError(f"Layer {self.name} is not connected, no {what} to return.")
+        return self._nested_inputs if what == "input" else self._nested_outputs
+
+    input = property(lambda self: self._built_on("input"))
+    output = property(lambda self: self._built_on("output"))
+
+    @property
+    def input_shape(self) -> Any:
+        return nest.map_structure(lambda t: tuple(t.shape.as_list()), self.input)
+
+    @property
+    def output_shape(self) -> Any:
+        return nest.map_structure(lambda t: tuple(t.shape.as_list()), self.output)
+
     # -- layers and their state -----------------------------------------------------------
     @property
     def layers(self) -> list:
@@ -210,6 +228,8 @@ class Network(Layer):
             if isinstance(layer, Network):
                 keys.update(layer._checkpoint_keys(path))
                 continue
+            if isinstance(layer, recurrent.RNN):
+                path += "cell/"
             for w in layer.weights:
                 short = getattr(w, "_keras_name", w.op.name.rpartition("/")[2])
                 keys[f"{path}{short}/{_ATTRIBUTE_KEY}"] = w

@@ -139,7 +139,7 @@ def _summary(model):
     return lines
 
 
-def _run(k, build, x, y, initial=None, session=None):
+def _run(k, build, x, y, initial=None, save_to=None):
     model = build(k, x)
     if initial is not None:
         model.set_weights(initial)
@@ -152,24 +152,29 @@ def _run(k, build, x, y, initial=None, session=None):
         "predict": model.predict(x, batch_size=7),
         "train_on_batch": model.train_on_batch(x, y),
         "weights": model.get_weights(),
+        "saved": model.save_weights(save_to) if save_to else None,
         "names": [w.name for w in model.weights],
         "summary": _summary(model),
     }
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
-def test_keras_model_matches_tf(name):
+def test_keras_model_matches_tf(name, tmp_path):
     x, y = _data(name)
     # TF's graph-mode gradient of a While inside a While's gradient needs the
     # intermediates of the forward loop as outputs.
     tf_ref.compat.v1.experimental.output_all_intermediates(True)
     try:
         with tf_ref.Graph().as_default():
-            ref = _run(tf_keras, CASES[name], x, y)
+            ref = _run(tf_keras, CASES[name], x, y, save_to=str(tmp_path / "tf"))
     finally:
         tf_ref.compat.v1.experimental.output_all_intermediates(None)
     gc.keras.backend.clear_session()
     got = _run(gc.keras, CASES[name], x, y, initial=ref["start"])
+    # TF's save_weights checkpoint loads into graphcore's model.
+    got["model"].set_weights(ref["start"])
+    got["model"].load_weights(str(tmp_path / "tf"))
+    got["loaded"] = got["model"].get_weights()
     gc.keras.backend.clear_session()
     assert got["names"] == ref["names"]
     assert got["summary"] == ref["summary"]
@@ -185,3 +190,5 @@ def test_keras_model_matches_tf(name):
     assert len(got["weights"]) == len(ref["weights"])
     for g, r in zip(got["weights"], ref["weights"]):
         np.testing.assert_allclose(g, r, rtol=1e-4, atol=1e-5)
+    for g, r in zip(got["loaded"], ref["weights"]):
+        np.testing.assert_array_equal(g, r)

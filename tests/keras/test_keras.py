@@ -207,3 +207,35 @@ def test_simple_rnn_matches_numpy_and_trains():
     model.compile("adam", "mse")
     history = model.fit(x, np.zeros((5, 4, 2), np.float32), epochs=5, verbose=0)
     assert history.history["loss"][-1] < history.history["loss"][0]
+
+
+class Scale(keras.layers.Layer):
+    """A user's layer: a weight made in build, used in call."""
+
+    def __init__(self, units, **kwargs):
+        super().__init__(**kwargs)
+        self.units = units
+
+    def build(self, input_shape):
+        self.w = self.add_weight("w", shape=(int(input_shape[-1]), self.units),
+                                 initializer="ones")
+        super().build(input_shape)
+
+    def call(self, inputs):
+        return tf.matmul(inputs, self.w)
+
+
+def test_custom_layer_nested_model_and_backend_function():
+    inner_in = keras.Input((3,))
+    inner = keras.Model(inner_in, Scale(2)(inner_in), name="inner")
+    assert inner.input is inner_in and inner.output_shape == (None, 2)
+    outer_in = keras.Input((3,))
+    out = keras.layers.Dense(1, kernel_initializer="ones")(inner(outer_in))
+    model = keras.Model(outer_in, out)
+    assert [w.name for w in model.weights] == ["scale/w:0", "dense/kernel:0", "dense/bias:0"]
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    np.testing.assert_allclose(model.predict(x), x.sum(1, keepdims=True) * 2)
+    hidden = keras.backend.function([model.input], [model.layers[-1].input])
+    np.testing.assert_allclose(hidden([x])[0], np.repeat(x.sum(1, keepdims=True), 2, 1))
+    model.compile("sgd", "mse")
+    assert model.train_on_batch(x, np.zeros((2, 1), np.float32)) > 0
