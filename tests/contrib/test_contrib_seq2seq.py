@@ -159,3 +159,19 @@ def test_tile_batch():
     with tf.Session() as sess:
         a, b = sess.run(tiled)
     assert a.tolist() == [[1, 2], [1, 2], [3, 4], [3, 4]] and b.tolist() == [5, 5, 6, 6]
+
+
+def test_sample_embedding_helper_cold_is_greedy():
+    s2s = tf.contrib.seq2seq
+    emb, cell, out_layer = _decoder_setup()
+    start = tf.fill([3], 1)
+    results = []
+    for helper in (s2s.GreedyEmbeddingHelper(emb, start, 2),
+                   s2s.SampleEmbeddingHelper(emb, start, 2, softmax_temperature=1e-4, seed=1)):
+        decoder = s2s.BasicDecoder(cell, helper, cell.zero_state(3, tf.float32),
+                                   output_layer=out_layer)
+        results.append(s2s.dynamic_decode(decoder, maximum_iterations=4)[0].sample_id)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        greedy, sampled = sess.run(results)
+    assert sampled.tolist() == greedy.tolist()
