@@ -1,13 +1,21 @@
 """``tf.contrib.seq2seq`` (TF 1.15): ``sequence_loss``, the weighted cross-entropy of
 [batch, time, classes] logits averaged or summed over batch and/or time, and the basic
-decoding API of ``seq2seq_decoders`` (BasicDecoder, helpers, dynamic_decode, tile_batch).
-(The attention wrappers and the beam-search decoder are not here.)"""
+decoding API of ``seq2seq_decoders`` (BasicDecoder, helpers, dynamic_decode, tile_batch)
+and the attention of ``seq2seq_attention`` (Bahdanau/Luong mechanisms, AttentionWrapper).
+(The beam-search decoder and monotonic attention are not here.)"""
 
 from __future__ import annotations
 
 from typing import Any
 
 # ruff: noqa: F401
+from graphcore.contrib.seq2seq_attention import (
+    AttentionMechanism,
+    AttentionWrapper,
+    AttentionWrapperState,
+    BahdanauAttention,
+    LuongAttention,
+)
 from graphcore.contrib.seq2seq_decoders import (
     BasicDecoder,
     BasicDecoderOutput,
@@ -24,7 +32,9 @@ from graphcore.framework import ops as ops_lib
 from graphcore.framework.tensor_conversion import convert_to_tensor
 from graphcore.ops import array_ops, elementwise_ops, math_ops, nn_ops
 
-__all__ = ["BasicDecoder", "BasicDecoderOutput", "CustomHelper", "Decoder",
+__all__ = ["AttentionMechanism", "AttentionWrapper", "AttentionWrapperState",
+           "BahdanauAttention", "BasicDecoder", "BasicDecoderOutput", "CustomHelper", "Decoder",
+           "LuongAttention",
            "GreedyEmbeddingHelper", "Helper", "SampleEmbeddingHelper", "TrainingHelper",
            "dynamic_decode", "sequence_loss", "tile_batch"]
 
