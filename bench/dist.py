@@ -72,8 +72,11 @@ def _wait_initialized(tf: Any, sess: Any, timeout: float = 120.0) -> None:
 
 
 def timed_loop(step: Any, task: int, n_workers: int, barrier: str, warmup: int,
-               window_s: float, windows: int) -> dict[str, Any]:
-    """Warm-up, file barrier, then steps counted per common wall-clock window."""
+               window_s: float, windows: int,
+               traced_step: Any = None) -> dict[str, Any]:
+    """Warm-up, file barrier, then steps counted per common wall-clock window.
+    ``traced_step``: run once instead of ``step``, as the first step of the middle
+    window (its result is returned as ``trace``)."""
     for _ in range(warmup):
         step()
     bdir = Path(barrier)
@@ -90,21 +93,29 @@ def timed_loop(step: Any, task: int, n_workers: int, barrier: str, warmup: int,
     t0 = max(float(f.read_text()) for f in files) + 0.5
     end = t0 + windows * window_s
     counts = [0] * windows
+    traced = None
     while True:
-        step()
+        if traced_step is not None and time.time() >= t0 + (windows // 2) * window_s:
+            traced, traced_step = traced_step(), None
+        else:
+            step()
         now = time.time()
         if now >= end:
             break
         if now >= t0:
             counts[int((now - t0) // window_s)] += 1
-    return {"task": task, "counts": counts, "t0": t0}
+    out = {"task": task, "counts": counts, "t0": t0}
+    if traced is not None:
+        out["trace"] = traced
+    return out
 
 
 # -- graphcore on Ray ---------------------------------------------------------------------
 
 
 def gc_worker_main(task: int, n_workers: int, cluster_name: str, barrier: str,
-                   warmup: int, window_s: float, windows: int) -> dict[str, Any]:
+                   warmup: int, window_s: float, windows: int,
+                   trace: bool = False) -> dict[str, Any]:
     import graphcore as tf
     import ray_runtime
 
@@ -117,27 +128,35 @@ def gc_worker_main(task: int, n_workers: int, cluster_name: str, barrier: str,
         else:
             ray_runtime.wait_for_variables(sess, poll=0.05)
         return _run_loop(sess, x, y, train_op, task, n_workers, barrier, warmup,
-                         window_s, windows)
+                         window_s, windows, traced=trace and task == 0, tf=tf)
     finally:
         sess.close()
 
 
 def _run_loop(sess: Any, x: Any, y: Any, train_op: Any, task: int, n_workers: int,
-              barrier: str, warmup: int, window_s: float, windows: int) -> dict[str, Any]:
+              barrier: str, warmup: int, window_s: float, windows: int,
+              traced: bool = False, tf: Any = None) -> dict[str, Any]:
     batches = _batches(task)
     state = {"i": 0}
 
-    def step() -> None:
+    def step(**kwargs: Any) -> None:
         bx, by = batches[state["i"] % len(batches)]
         state["i"] += 1
-        sess.run(train_op, feed_dict={x: bx, y: by})
+        sess.run(train_op, feed_dict={x: bx, y: by}, **kwargs)
 
-    return timed_loop(step, task, n_workers, barrier, warmup, window_s, windows)
+    def traced_step() -> bytes:
+        md = tf.RunMetadata()
+        step(options=tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE), run_metadata=md)
+        return md.step_stats.SerializeToString()
+
+    return timed_loop(step, task, n_workers, barrier, warmup, window_s, windows,
+                      traced_step if traced else None)
 
 
 def run_graphcore(n_workers: int, warmup: int, window_s: float,
-                  windows: int) -> list[float]:
-    """Aggregate steps/s per window."""
+                  windows: int, trace_path: str | None = None) -> list[float]:
+    """Aggregate steps/s per window (``trace_path``: where worker 0 writes the Chrome
+    trace of one step taken mid-run)."""
     import cloudpickle
 
     import bench.dist
@@ -154,11 +173,22 @@ def run_graphcore(n_workers: int, warmup: int, window_s: float,
     try:
         results = ray_runtime.launch(
             gc_worker_main, {"ps": 1, "worker": n_workers},
-            (n_workers, name, barrier, warmup, window_s, windows), cluster_name=name)
+            (n_workers, name, barrier, warmup, window_s, windows, bool(trace_path)),
+            cluster_name=name)
     finally:
         ray_runtime.shutdown_cluster(name, {"ps": 1, "worker": n_workers})
         shutil.rmtree(barrier, ignore_errors=True)
+    if trace_path:
+        write_trace(results[0]["trace"], trace_path)
     return _rates(results, window_s)
+
+
+def write_trace(step_stats: bytes, path: str) -> None:
+    """The Chrome trace of a traced step's StepStats (bytes) to ``path``."""
+    from graphcore.client import timeline
+
+    Path(path).write_text(timeline.Timeline(step_stats).generate_chrome_trace_format())
+    print(f"[bench] wrote the trace of one ps_async step to {path}", file=sys.stderr)
 
 
 def _rates(results: list[dict[str, Any]], window_s: float) -> list[float]:
@@ -312,19 +342,22 @@ def run_tensorflow(n_workers: int, warmup: int, window_s: float,
 _cache: dict[tuple, list[float]] = {}
 
 
-def measure(impl: str, n_workers: int, cfg: common.Config) -> list[float]:
+def measure(impl: str, n_workers: int, cfg: common.Config,
+            trace_path: str | None = None) -> list[float]:
     warmup, window_s, windows = (3, 0.5, 2) if cfg.quick else (20, 2.0, cfg.reps(5))
     key = (impl, n_workers, warmup, window_s, windows)
     if key not in _cache:
-        fn = {"graphcore": run_graphcore, "tensorflow": run_tensorflow,
-              "ray floor": run_ray_floor}[impl]
-        _cache[key] = fn(n_workers, warmup, window_s, windows)
+        if impl == "graphcore":
+            _cache[key] = run_graphcore(n_workers, warmup, window_s, windows, trace_path)
+        else:
+            fn = {"tensorflow": run_tensorflow, "ray floor": run_ray_floor}[impl]
+            _cache[key] = fn(n_workers, warmup, window_s, windows)
     return _cache[key]
 
 
 def rows_for(workload: str, case: str, n_workers: int, cfg: common.Config,
              goals: dict[str, str] | None = None, note: str | None = None,
-             floor: bool = False) -> list[dict]:
+             floor: bool = False, trace_path: str | None = None) -> list[dict]:
     """Rows of graphcore and TF gRPC (and, with ``floor``, the Ray floor: the same
     actor calls without compute, the most this transport allows)."""
     samples: dict[str, list[float]] = {}
@@ -339,7 +372,7 @@ def rows_for(workload: str, case: str, n_workers: int, cfg: common.Config,
         if impl in ("graphcore", "ray floor") and not cfg.use_ray:
             skipped.append(common.skipped_row(workload, case, impl, "Ray disabled"))
             continue
-        rates = measure(impl, n_workers, cfg)
+        rates = measure(impl, n_workers, cfg, trace_path if impl == "graphcore" else None)
         # case_rows wants seconds-like samples to convert; these are rates already.
         samples[impl] = rates
     rows = common.case_rows(workload, case, "steps/s", samples, higher_is_better=True,

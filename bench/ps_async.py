@@ -14,4 +14,5 @@ NEEDS_RAY = True
 def run(cfg: common.Config) -> list[dict[str, Any]]:
     case = f"1ps+2w async SGD digits MLP b{dist.BATCH}/worker"
     return dist.rows_for(NAME, case, 2, cfg, goals={"tensorflow": ">= 1.5"},
-                         note="all tasks on this one machine", floor=True)
+                         note="all tasks on this one machine", floor=True,
+                       trace_path=cfg.extra.get("trace"))

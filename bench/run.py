@@ -70,11 +70,16 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                         "(numpy's OpenBLAS here through threadpoolctl; OMP_NUM_THREADS and "
                         "OPENBLAS_NUM_THREADS for the benchmark's child processes; TF keeps "
                         "its own pools); default: each library's own choice")
+    p.add_argument("--trace", default=None, metavar="PATH",
+                   help="ps_async: write the Chrome trace (chrome://tracing, ui.perfetto.dev) "
+                        "of one traced step of worker 0, taken mid-run, to PATH")
     args = p.parse_args(argv)
     blas = _limit_blas(args.blas_threads)
     names = parse_only(args.only)
     cfg = common.Config(quick=args.quick, use_tf=not args.no_tf, use_ray=not args.no_ray,
                         repeats=args.repeats)
+    if args.trace:
+        cfg.extra["trace"] = args.trace
 
     started = time.time()
     rows: list[dict[str, Any]] = []

@@ -31,7 +31,7 @@ from graphcore.runtime.executor import PartitionExecutor, Step
 from graphcore.runtime.graph_view import NodeInfo
 from graphcore.runtime.rendezvous import Rendezvous
 from graphcore.runtime.resources import ResourceStore
-from ray_runtime import transport
+from ray_runtime import tracing, transport
 from ray_runtime.job import JobCoordination, ScriptHost
 
 NAMESPACE = "graphcore"
@@ -51,7 +51,7 @@ class _RemoteRendezvous(Rendezvous):
     (its sender flushes before it could block, or finish)."""
 
     __slots__ = ("_routes", "_names", "_actor", "_step_key", "_outbox", "_outbox_lock",
-                 "_reply", "_exchange")
+                 "_reply", "_exchange", "_trace", "_peers")
 
     def __init__(self, n: int, routes: dict[int, Any], actor: TaskActorImpl, step_key: str,
                  names: dict[int, str] | None = None):
@@ -64,14 +64,21 @@ class _RemoteRendezvous(Rendezvous):
         self._outbox_lock = threading.Lock()
         self._reply: _Reply | None = None  # a step started by run_begin
         self._exchange: Exchange | None = None  # the client's own partition
+        self._trace: tracing.StepTrace | None = None  # a traced step's spans
+        self._peers: dict[int, str] = {}  # slot -> the task it goes to (for traces)
 
     def send(self, slot: int, value: Any) -> None:
         peer = self._routes.get(slot)
         if peer is None:
             super().send(slot, value)
             return
+        trace = self._trace
+        t0 = tracing.now_ns() if trace is not None else 0
         wire = transport.encode(value)
         self._actor.traffic.sent(wire.nbytes)
+        if trace is not None:
+            trace.add(f"encode {self._names.get(slot, slot)} -> {self._peers.get(slot, '?')} "
+                      f"({wire.nbytes} B)", "Serialize", t0)
         with self._outbox_lock:
             box = self._outbox.get(peer)
             if box is None:
@@ -93,10 +100,19 @@ class _RemoteRendezvous(Rendezvous):
                 continue
             if final and self._exchange is not None and self._exchange.stash(peer, items):
                 continue
+            trace = self._trace
+            t0 = tracing.now_ns() if trace is not None else 0
             try:
-                peer.deliver.remote(self._step_key, items)
+                if trace is None:
+                    peer.deliver.remote(self._step_key, items)
+                else:
+                    peer.deliver.remote(self._step_key, items, True)
             except STORE_FULL_ERRORS as e:
                 raise self._store_full(items, e) from None
+            if trace is not None:
+                slots = ",".join(str(s) for s, _ in items)
+                trace.add(f"deliver -> {self._peers.get(items[0][0], '?')} (slots {slots})",
+                          "RaySubmit", t0)
 
     def _store_full(self, items: list[tuple[int, Any]], e: BaseException) -> errors.OpError:
         """Ray could not put the tensors of one ``deliver`` call into its object store
@@ -117,7 +133,15 @@ class _RemoteRendezvous(Rendezvous):
                 reply.release()  # run_begin answers: this partition now waits on its caller
             if self._exchange is not None:
                 self._exchange.pull(slot, self)
-        return transport.decode(super().recv(slot))
+        wire = super().recv(slot)
+        trace = self._trace
+        if trace is None or not isinstance(wire, transport.ArrowTensor):
+            return transport.decode(wire)
+        t0 = tracing.now_ns()
+        value = transport.decode(wire)
+        trace.add(f"decode {self._names.get(slot, slot)} ({wire.nbytes} B)", "Deserialize",
+                  t0)
+        return value
 
 
 class Traffic:
@@ -152,13 +176,16 @@ def _wire_bytes(items: Any) -> int:
 
 
 class _Registered:
-    __slots__ = ("executor", "routes", "n_keys", "caller", "caller_slots", "names")
+    __slots__ = ("executor", "routes", "n_keys", "caller", "caller_slots", "names",
+                 "route_names")
 
     def __init__(self, executor: PartitionExecutor, routes: dict[int, Any], n_keys: int,
                  caller_slots: frozenset[int], reply_slots: frozenset[int],
-                 names: dict[int, str] | None = None):
+                 names: dict[int, str] | None = None,
+                 route_names: dict[int, str] | None = None):
         self.executor = executor
         self.routes = routes
+        self.route_names = route_names or {}
         self.n_keys = n_keys
         self.names = names or {}  # slot -> tensor name
         # The task that runs its own partition beside the client (a launched main), when
@@ -173,7 +200,7 @@ class _Reply:
     """The answer of ``run_begin``: what the partition sends its caller until it first
     waits on the caller (or finishes). Later sends go by ``deliver`` as usual."""
 
-    __slots__ = ("caller", "caller_slots", "items", "ready", "_open", "_lock")
+    __slots__ = ("caller", "caller_slots", "items", "ready", "_open", "_lock", "released_ns")
 
     def __init__(self, caller: Any, caller_slots: frozenset[int]):
         self.caller = caller
@@ -182,6 +209,7 @@ class _Reply:
         self.ready = threading.Event()
         self._open = True
         self._lock = threading.Lock()
+        self.released_ns = 0
 
     def add(self, items: list[tuple[int, Any]]) -> bool:
         """Takes tensors for the answer (False once it has gone)."""
@@ -193,6 +221,8 @@ class _Reply:
         return True
 
     def release(self) -> None:
+        if not self.released_ns:
+            self.released_ns = tracing.now_ns()
         self.ready.set()
 
     def take(self) -> list[tuple[int, Any]]:
@@ -209,10 +239,10 @@ class _Run:
 
     def __init__(self) -> None:
         self.done = threading.Event()
-        self.result: tuple[dict[int, Any], bytes] | None = None
+        self.result: tuple[dict[int, Any], Any] | None = None
         self.error: BaseException | None = None
 
-    def outcome(self) -> tuple[dict[int, Any], bytes]:
+    def outcome(self) -> tuple[dict[int, Any], Any]:
         if self.error is not None:
             raise self.error
         assert self.result is not None
@@ -232,8 +262,10 @@ class Exchange:
         self._by_slot: dict[int, _Begun] = {}
         self._by_peer: dict[int, _Begun] = {}
 
-    def begun(self, ref: Any, task: str, actor: Any, slots: frozenset[int]) -> None:
+    def begun(self, ref: Any, task: str, actor: Any, slots: frozenset[int],
+              submit_ns: int = 0) -> None:
         entry = _Begun(ref, task, actor)
+        entry.submit_ns = submit_ns
         self.entries.append(entry)
         self._by_peer[id(actor)] = entry
         for slot in slots:
@@ -253,7 +285,9 @@ class Exchange:
         """Takes ``entry``'s answer: its tensors for the client (and, when the
         partition already finished, its outcome)."""
         entry.answered = True
+        entry.get_ns = tracing.now_ns()
         items, entry.outcome = self._get(entry.ref, entry.task)
+        entry.answered_ns = tracing.now_ns()
         return items
 
     def stash(self, peer: Any, items: list[tuple[int, Any]]) -> bool:
@@ -265,7 +299,8 @@ class Exchange:
 
 
 class _Begun:
-    __slots__ = ("ref", "task", "actor", "answered", "outcome", "final")
+    __slots__ = ("ref", "task", "actor", "answered", "outcome", "final", "submit_ns",
+                 "get_ns", "answered_ns")
 
     def __init__(self, ref: Any, task: str, actor: Any):
         self.ref = ref
@@ -274,6 +309,7 @@ class _Begun:
         self.answered = False
         self.outcome: tuple[dict[int, Any], bytes] | None = None
         self.final: list[tuple[int, Any]] = []
+        self.submit_ns = self.get_ns = self.answered_ns = 0  # client times (tracing)
 
 
 # The task actors living in this process (inside a Ray actor: the one it is), by actor
@@ -308,6 +344,7 @@ class TaskActorImpl(JobCoordination, ScriptHost):
         self._pool: ThreadPoolExecutor | None = None
         self._calls = {"run": 0, "run_begin": 0, "finish": 0, "deliver": 0}
         self.traffic = Traffic()
+        self._traces: dict[str, tracing.StepTrace] = {}  # traced steps' spans
 
     # -- control --------------------------------------------------------------------
     def ping(self) -> str:
@@ -316,10 +353,12 @@ class TaskActorImpl(JobCoordination, ScriptHost):
     def register(self, key: str, graph_def_bytes: bytes, device: tuple, n_keys: int,
                  routes: dict[int, Any], dead_aware: bool,
                  caller_slots: frozenset[int] = frozenset(),
-                 reply_slots: frozenset[int] = frozenset()) -> int:
+                 reply_slots: frozenset[int] = frozenset(),
+                 route_names: dict[int, str] | None = None) -> int:
         """Compiles one partition (``device`` = Device fields) under ``key``;
         ``caller_slots``/``reply_slots`` are the tensors it receives from / sends to a
-        client's own partition (see :meth:`run_begin`)."""
+        client's own partition (see :meth:`run_begin`); ``route_names`` the task each
+        routed slot goes to (named in traces)."""
         gd = graph_pb2.GraphDef.FromString(graph_def_bytes)
         dev = Device(*device)
         infos = {nd.name: _node_info(nd) for nd in gd.node}
@@ -331,7 +370,7 @@ class TaskActorImpl(JobCoordination, ScriptHost):
         with self._lock:
             self._partitions[key] = _Registered(executor, routes, n_keys,
                                                 frozenset(caller_slots), frozenset(reply_slots),
-                                                names)
+                                                names, route_names)
         return len(gd.node)
 
     def unregister(self, keys: list[str]) -> None:
@@ -352,6 +391,7 @@ class TaskActorImpl(JobCoordination, ScriptHost):
             if box is None and registered is not None:
                 box = _RemoteRendezvous(registered.n_keys, registered.routes, self, step_key,
                                         registered.names)
+                box._peers = registered.route_names
                 self._mailboxes[step_key] = box
                 for slot, value in self._pending.pop(step_key, []):
                     Rendezvous.send(box, slot, value)
@@ -364,6 +404,7 @@ class TaskActorImpl(JobCoordination, ScriptHost):
         """Wakes this task's partitions of a failed step (their Recvs raise)."""
         with self._lock:
             self._runs.pop(step_key, None)  # nobody will call finish
+            self._traces.pop(step_key, None)
             box = self._mailboxes.get(step_key)
             self._pending.pop(step_key, None)
             if box is None:
@@ -373,11 +414,43 @@ class TaskActorImpl(JobCoordination, ScriptHost):
                 return
         box.abort(errors.CancelledError(None, None, message))
 
-    def deliver(self, step_key: str, items: list[tuple[int, Any]]) -> None:
-        """Tensors (slot, value) of step ``step_key`` from another actor's partition."""
+    def deliver(self, step_key: str, items: list[tuple[int, Any]],
+                traced: bool = False) -> None:
+        """Tensors (slot, value) of step ``step_key`` from another actor's partition
+        (``traced``: of a traced step, so the call is recorded)."""
+        t_in = tracing.now_ns() if traced else 0
         self._calls["deliver"] += 1
         self.traffic.received(_wire_bytes(v for _, v in items))
         self._deliver(step_key, items)
+        if traced:
+            slots = ",".join(str(s) for s, _ in items)
+            self._step_trace(step_key).add(f"deliver (slots {slots})", "RayCall", t_in)
+
+    # -- tracing ----------------------------------------------------------------------
+    def _step_trace(self, step_key: str) -> tracing.StepTrace:
+        with self._lock:
+            trace = self._traces.get(step_key)
+            if trace is None:
+                if len(self._traces) > 1024:  # steps that never ran here
+                    self._traces.pop(next(iter(self._traces)))
+                trace = self._traces[step_key] = tracing.StepTrace(
+                    tracing.pseudo_device(self.task_name, tracing.RAY_DEVICE))
+            return trace
+
+    def _stats_bytes(self, step_key: str, stats: Any, call: str, t_in: int) -> bytes:
+        """A traced step's StepStats bytes as this task answers them: the partition's
+        kernels (``stats``) and this task's Ray-side spans, ending with ``call``'s."""
+        if stats is None:
+            return b""
+        with self._lock:
+            trace = self._traces.pop(step_key, None)
+        out = step_stats_pb2.StepStats()
+        out.dev_stats.add().CopyFrom(stats)
+        if trace is not None:
+            if call:
+                trace.add(call, "RayCall", t_in)
+            out.dev_stats.add().CopyFrom(trace.dev_stats())
+        return out.SerializeToString()
 
     def _deliver(self, step_key: str, items: list[tuple[int, Any]]) -> None:
         with self._lock:
@@ -399,20 +472,30 @@ class TaskActorImpl(JobCoordination, ScriptHost):
             trace: bool, exchange: Exchange | None = None,
             in_process: bool = False) -> tuple[dict[int, Any], bytes]:
         """Runs partition ``key`` for one step; returns its fetched values by index and
-        (when tracing) its DeviceStepStats bytes. ``in_process``: the client calls it in
+        (when tracing) StepStats bytes: its device's kernels and this task's Ray-side
+        spans (see :mod:`ray_runtime.tracing`). ``in_process``: the client calls it in
         this very process (its feeds and fetches cross no wire); ``exchange``: this is
         that client's own partition, trading tensors with partitions started by
         ``run_begin``."""
+        t_in = tracing.now_ns() if trace else 0
         self._calls["run"] += 1
         registered = self._registered(key)
         box = self._mailbox(step_key, registered)
         box._exchange = exchange
-        return self._execute(registered, box, step_key, args, n_retvals, trace,
-                             wire=not in_process)
+        out, stats = self._execute(registered, box, step_key, args, n_retvals, trace, t_in,
+                                   wire=not in_process)
+        return out, self._stats_bytes(step_key, stats, "" if in_process else "run", t_in)
 
     def _execute(self, registered: _Registered, box: _RemoteRendezvous, step_key: str,
                  args: dict[int, Any], n_retvals: int, trace: bool,
-                 wire: bool = True) -> tuple[dict[int, Any], bytes]:
+                 arrival_ns: int = 0, wire: bool = True) -> tuple[dict[int, Any], Any]:
+        """Runs the partition; returns its fetched values and (when tracing) its
+        DeviceStepStats."""
+        if trace:
+            box._trace = self._step_trace(step_key)
+            if arrival_ns:
+                box._trace.add("queued on the actor (arrival -> partition start)", "Queue",
+                               arrival_ns)
         self.traffic.step()
         if args and wire:
             self.traffic.received(_wire_bytes(args.values()))
@@ -441,7 +524,7 @@ class TaskActorImpl(JobCoordination, ScriptHost):
         out = {i: v for i, v in enumerate(step.retvals) if v is not None}
         if out and wire:
             self.traffic.sent(_wire_bytes(out.values()))
-        return out, stats.SerializeToString() if stats is not None else b""
+        return out, stats
 
     def run_begin(self, key: str, step_key: str, args: dict[int, Any], n_retvals: int,
                   trace: bool) -> tuple[list[tuple[int, Any]], Any]:
@@ -449,6 +532,7 @@ class TaskActorImpl(JobCoordination, ScriptHost):
         its caller (the client's own task) until it first waits on the caller, or
         finishes: (tensors, None), or (tensors, run's outcome) when it finished. A
         partition not finished by then is waited for with :meth:`finish`."""
+        t_in = tracing.now_ns() if trace else 0
         self._calls["run_begin"] += 1
         registered = self._registered(key)
         box = self._mailbox(step_key, registered)
@@ -462,7 +546,8 @@ class TaskActorImpl(JobCoordination, ScriptHost):
 
         def execute() -> None:
             try:
-                run.result = self._execute(registered, box, step_key, args, n_retvals, trace)
+                run.result = self._execute(registered, box, step_key, args, n_retvals, trace,
+                                           t_in)
             except BaseException as e:
                 run.error = e
             finally:
@@ -472,16 +557,23 @@ class TaskActorImpl(JobCoordination, ScriptHost):
         self._pool.submit(execute)
         reply.ready.wait()
         items = reply.take()
+        if trace:
+            self._step_trace(step_key).add("run_begin answers (partition -> call thread)",
+                                           "Handoff", reply.released_ns)
         if not run.done.is_set():
+            if trace:
+                self._step_trace(step_key).add("run_begin", "RayCall", t_in)
             return items, None
         with self._lock:
             self._runs.pop(step_key, None)
-        return items, run.outcome()
+        out, stats = run.outcome()
+        return items, (out, self._stats_bytes(step_key, stats, "run_begin", t_in))
 
     def finish(self, step_key: str, items: list[tuple[int, Any]]) -> tuple[dict[int, Any],
                                                                             bytes]:
         """Delivers the caller's last tensors to a partition started by ``run_begin``
         and returns its outcome once it finishes (``run``'s result)."""
+        t_in = tracing.now_ns()
         self._calls["finish"] += 1
         with self._lock:
             run = self._runs.get(step_key)
@@ -495,7 +587,8 @@ class TaskActorImpl(JobCoordination, ScriptHost):
         with self._lock:
             self._runs.pop(step_key, None)
             self._pending.pop(step_key, None)  # tensors that came after the end
-        return run.outcome()
+        out, stats = run.outcome()
+        return out, self._stats_bytes(step_key, stats, "finish", t_in)
 
     def run_main(self, fn: Callable, task_index: int, args: tuple, env: dict) -> Any:
         """Runs a launched ``main(task_index, *args)`` in this task's process, the way

@@ -26,13 +26,13 @@ from graphcore import kernels  # noqa: F401 - kernel registrations
 from graphcore.framework import device as device_lib
 from graphcore.framework import errors
 from graphcore.ops import runtime_ops  # noqa: F401
-from graphcore.protobuf import config_pb2, graph_pb2, step_stats_pb2
+from graphcore.protobuf import config_pb2, graph_pb2
 from graphcore.runtime import placer, prune
 from graphcore.runtime.devices import Device
 from graphcore.runtime.engine import PlanCache
 from graphcore.runtime.partition import partition
 from graphcore.train.server_lib import ClusterSpec
-from ray_runtime import actors, load
+from ray_runtime import actors, load, tracing
 from ray_runtime import cluster as cluster_lib
 
 _SWITCH_OPS = frozenset({"Switch", "RefSwitch"})
@@ -96,6 +96,7 @@ class RayEngine(PlanCache):
                 bundles=[self._bundle(d) for d in self.devices],
                 strategy=strategy or "SPREAD")
         self._steps = itertools.count()
+        self._nodes: dict[str, str] = {}  # task -> Ray node id (asked when tracing)
         self._session_id = uuid.uuid4().hex[:8]
         timeout_ms = self.config.operation_timeout_in_ms
         self.step_timeout = step_timeout if step_timeout is not None else (
@@ -203,9 +204,11 @@ class RayEngine(PlanCache):
             reply_slots = frozenset(s for s, t in send_task.items()
                                     if t == task and recv_task.get(s) in local_tasks)
             d = part.device
+            route_names = {slot: recv_task[slot] for slot in routes}
             reg_args = (plan_key, part.graph_def.SerializeToString(),
                         (d.job, d.replica, d.task, d.device_type, d.index, d.incarnation),
-                        len(step.keys), routes, dead_aware, caller_slots, reply_slots)
+                        len(step.keys), routes, dead_aware, caller_slots, reply_slots,
+                        route_names)
             if local is not None:
                 local.register(*reg_args)
             else:
@@ -223,24 +226,37 @@ class RayEngine(PlanCache):
             run_metadata: Any = None) -> list:
         step_key = f"{plan.key}/{next(self._steps)}"
         n = len(plan.fetches)
-        pending: dict[Any, tuple[str, Any]] = {}
+        pending: dict[Any, tuple[str, Any, str, int]] = {}  # ref -> task, actor, call, t0
         local_parts = []
         exchange = actors.Exchange(self._get)
+        client = None
+        if trace:
+            client = tracing.ClientTrace(
+                next((t for _, t, _, local, _ in plan.parts if local is not None), ""),
+                [t for _, t, _, local, _ in plan.parts if local is None])
+        clock = tracing.now_ns if trace else _no_clock
         for actor, task, feed_idx, local, reply_slots in plan.parts:
             args = {i: feed_values[i] for i in feed_idx}
             if local is not None:
                 local_parts.append((task, local, args))
-            elif reply_slots is not None:
+                continue
+            t0 = clock()
+            if reply_slots is not None:
                 exchange.begun(actor.run_begin.remote(plan.key, step_key, args, n, trace),
-                               task, actor, reply_slots)
+                               task, actor, reply_slots, t0)
+                call = "run_begin"
             else:
-                pending[actor.run.remote(plan.key, step_key, args, n, trace)] = (task, actor)
+                pending[actor.run.remote(plan.key, step_key, args, n, trace)] = (
+                    task, actor, "run", t0)
+                call = "run"
+            if client is not None:
+                client.span(f"submit {call} -> {task}", "RaySubmit", t0)
         values: list[Any] = [None] * n
-        stats = step_stats_pb2.StepStats() if trace else None
         first_error: BaseException | None = None
 
         def running() -> list[tuple[str, Any]]:
-            return list(pending.values()) + [(e.task, e.actor) for e in exchange.entries]
+            return [(t, a) for t, a, _, _ in pending.values()] + \
+                [(e.task, e.actor) for e in exchange.entries]
 
         def take(task: str, result: Any) -> None:
             """Merges one partition's fetched values and stats; on its failure, wakes
@@ -257,39 +273,67 @@ class RayEngine(PlanCache):
                 return
             for i, v in out.items():
                 values[i] = v
-            if stats is not None and stats_bytes:
-                stats.dev_stats.add().ParseFromString(stats_bytes)
+            if client is not None:
+                client.take(task, stats_bytes)
 
         # This process's own task (a launched main): its partition runs right here,
         # while the remote ones run on their actors.
         for task, local, args in local_parts:
+            t0 = clock()
             take(task, functools.partial(local.run, plan.key, step_key, args, n, trace,
                                          exchange if exchange.entries else None,
                                          in_process=True))
+            if client is not None:
+                client.span(f"partition of {task} (in this process)", "LocalRun", t0)
         for entry in exchange.entries:
             if first_error is None and not entry.answered:  # its answer went unused
                 take(entry.task, functools.partial(_settled, exchange, entry))
+            if client is not None and entry.answered_ns:
+                client.span(f"wait for run_begin's answer <- {entry.task}", "RayWait",
+                            entry.get_ns, entry.answered_ns)
+                client.call("run_begin", entry.task, entry.submit_ns, entry.answered_ns)
             if entry.outcome is not None:
                 take(entry.task, lambda e=entry: e.outcome)
             elif first_error is None:
-                pending[entry.actor.finish.remote(step_key, entry.final)] = (entry.task,
-                                                                              entry.actor)
+                t0 = clock()
+                pending[entry.actor.finish.remote(step_key, entry.final)] = (
+                    entry.task, entry.actor, "finish", t0)
+                if client is not None:
+                    client.span(f"submit finish -> {entry.task}", "RaySubmit", t0)
         while pending:
+            t0 = clock()
             ready, _ = ray.wait(list(pending), num_returns=1, timeout=self.step_timeout)
             if not ready:
-                tasks = ", ".join(sorted(t for t, _ in pending.values()))
+                tasks = ", ".join(sorted(t for t, _, _, _ in pending.values()))
                 self._abort(step_key, running(), "step timed out")
                 raise errors.DeadlineExceededError(
                     None, None, f"Step did not finish within {self.step_timeout} s; waiting "
                                 f"on {tasks}")
             ref = ready[0]
-            task, _ = pending.pop(ref)
+            task, _, call, t_submit = pending.pop(ref)
+            t1 = clock()
             take(task, functools.partial(self._get, ref, task))
+            if client is not None:
+                client.span("ray.wait", "RayWait", t0, t1)
+                client.span(f"ray.get {call} result <- {task}", "Deserialize", t1)
+                client.call(call, task, t_submit, clock())
         if first_error is not None:
             raise first_error
-        if run_metadata is not None and stats is not None:
-            run_metadata.step_stats.MergeFrom(stats)
+        if run_metadata is not None and client is not None:
+            run_metadata.step_stats.MergeFrom(client.finish(self._clock_offsets(plan)))
         return values
+
+    def _clock_offsets(self, plan: RayStepPlan) -> dict[str, int | None]:
+        """Per remote task: 0 on this process's node (one wall clock), else None (its
+        offset is estimated from the step's calls)."""
+        todo = [(task, actor) for actor, task, _, local, _ in plan.parts
+                if local is None and task not in self._nodes]
+        if todo:
+            ids = ray.get([actor.node_id.remote() for _, actor in todo])
+            self._nodes.update((task, i) for (task, _), i in zip(todo, ids))
+        here = ray.get_runtime_context().get_node_id()
+        return {task: 0 if self._nodes.get(task, here) == here else None
+                for _, task, _, _, _ in plan.parts}
 
     def _abort(self, step_key: str, running: list[tuple[str, Any]], message: str) -> None:
         for _, actor in running:
@@ -337,6 +381,10 @@ class RayEngine(PlanCache):
             except Exception:
                 pass
         self._plans.clear()
+
+
+def _no_clock() -> int:
+    return 0
 
 
 def _settled(exchange: actors.Exchange, entry: Any) -> tuple[dict[int, Any], bytes]:

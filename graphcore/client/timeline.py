@@ -7,8 +7,9 @@ then::
     trace = timeline.Timeline(run_metadata.step_stats).generate_chrome_trace_format()
     open("timeline.json", "w").write(trace)   # open in chrome://tracing or ui.perfetto.dev
 
-The trace holds one process per device (named by the device string), one complete
-("X") event per executed node on the thread that ran it, flow ("s"/"t") arrows for tensors
+The trace holds one process per device (named by the device string), as TF's does, or
+one per task for the step stats of a distributed step on Ray (see ``group_by``), one
+complete ("X") event per executed node on the thread that ran it, flow ("s"/"t") arrows for tensors
 that cross devices or threads, and, with ``show_memory``, counter ("C") tracks of the bytes
 of live output tensors per device and allocator.
 
@@ -35,6 +36,10 @@ __all__ = ["Timeline", "merge_step_stats"]
 
 _LABEL = re.compile(r"^(?P<name>.*?) = (?P<op>[^()]*)\((?P<inputs>.*)\)\s*$", re.DOTALL)
 _SUFFIX = re.compile(r"^(?P<base>.*)/_(?P<n>\d+)$")
+_TASK = re.compile(r"^(/job:[^/]+/replica:\d+/task:\d+)(?:/(.*))?$")
+# The pseudo-devices of a traced Ray step (ray_runtime.tracing): "<task>/ray" and
+# "<task>/client" (or "/client", a driver's).
+_TASK_TRACE_TAILS = ("ray", "client")
 _SEND_OPS = frozenset({"_Send", "_HostSend"})
 _RECV_OPS = frozenset({"_Recv", "_HostRecv"})
 
@@ -154,11 +159,23 @@ class Timeline:
     wire-compatible StepStats of another proto package.  ``graph`` (optional: a Graph, a
     GraphDef or an iterable of GraphDefs such as ``run_metadata.partition_graphs``) supplies
     op types missing from labels and the ``tensor_name`` attrs that pair ``_Send``/``_Recv``.
+
+    ``group_by``: ``"device"`` makes a process per device (TF's Timeline); ``"task"`` one
+    per task (``/job:J/replica:R/task:T``, a device without a task is a process of its
+    own), each device of the task a set of threads in it named by the device. The default
+    (None) groups by task when the step stats hold the ``<task>/ray`` or ``<task>/client``
+    pseudo-devices of a traced Ray step (``ray_runtime.tracing``), else by device.
     """
 
-    def __init__(self, step_stats: Any, graph: Any = None):
+    def __init__(self, step_stats: Any, graph: Any = None, group_by: str | None = None):
         self._step_stats = _as_step_stats(step_stats)
         self._graph_nodes = _graph_nodes(graph)
+        if group_by is None:
+            group_by = "task" if any(ds.device.rsplit("/", 1)[-1] in _TASK_TRACE_TAILS
+                                     for ds in self._step_stats.dev_stats) else "device"
+        if group_by not in ("device", "task"):
+            raise ValueError(f"group_by must be 'device' or 'task', got {group_by!r}")
+        self._group_by = group_by
         self._devices: list[str] = []
         self._thread_names: dict[tuple[int, int], str] = {}
         self._nodes: list[_Node] = []
@@ -172,15 +189,37 @@ class Timeline:
 
     def _collect(self) -> None:
         pids: dict[str, int] = {}
+        # group_by="task": (pid, device, thread id) -> the thread's tid in its process
+        tids: dict[tuple[int, str, int], int] = {}
         for ds in self._step_stats.dev_stats:
-            pid = pids.get(ds.device)
+            group, sub = ds.device, ""
+            if self._group_by == "task":
+                m = _TASK.match(ds.device)
+                if m:
+                    group, sub = m.group(1), m.group(2) or ""
+                elif ds.device.rsplit("/", 1)[-1] in _TASK_TRACE_TAILS:
+                    group, sub = ds.device.rsplit("/", 1)[-1], ds.device.rsplit("/", 1)[-1]
+            pid = pids.get(group)
             if pid is None:
-                pid = pids[ds.device] = len(self._devices)
-                self._devices.append(ds.device)
-            for tid, tname in ds.thread_names.items():
-                self._thread_names[(pid, int(tid))] = tname
+                pid = pids[group] = len(self._devices)
+                self._devices.append(group)
+            if self._group_by == "task":
+                threads = {int(t) for t in ds.thread_names} | \
+                    {int(ns.thread_id) for ns in ds.node_stats}
+                for tid in sorted(threads):
+                    if (pid, ds.device, tid) not in tids:
+                        new = tids[(pid, ds.device, tid)] = \
+                            sum(1 for k in tids if k[0] == pid)
+                        tname = ds.thread_names.get(tid) or f"thread {tid}"
+                        self._thread_names[(pid, new)] = f"{sub or ds.device}: {tname}"
+            else:
+                for tid, tname in ds.thread_names.items():
+                    self._thread_names[(pid, int(tid))] = tname
             for ns in ds.node_stats:
-                self._nodes.append(self._node(ns, ds.device, pid))
+                node = self._node(ns, ds.device, pid)
+                if self._group_by == "task":
+                    node.tid = tids[(pid, ds.device, node.tid)]
+                self._nodes.append(node)
 
     def _node(self, ns: Any, device: str, pid: int) -> _Node:
         name, op, inputs = ns.node_name, "", None

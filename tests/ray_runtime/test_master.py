@@ -42,7 +42,11 @@ def test_ps_worker_partitions_and_values(cluster_name):
     recvs = {(n.attr["tensor_name"].s, n.attr["send_device"].s, n.attr["recv_device"].s)
              for g in md.partition_graphs for n in g.node if n.op == "_Recv"}
     assert sends and sends == recvs
-    assert len(md.step_stats.dev_stats) == 3
+    # a DeviceStepStats per device that ran, plus each task's Ray spans and the client's
+    devices = [ds.device for ds in md.step_stats.dev_stats]
+    assert sorted(d for d in devices if d.endswith("CPU:0")) == sorted(by_device)
+    assert sorted(d for d in devices if not d.endswith("CPU:0")) == sorted(
+        ["/client"] + [d.replace("/device:CPU:0", "/ray") for d in by_device])
     sess.close()
 
 
