@@ -11,6 +11,7 @@ import logging
 from collections.abc import Iterator
 from typing import Any
 
+from graphcore.framework import nest
 from graphcore.framework import ops as ops_lib
 from graphcore.ops import array_ops, control_flow_ops, variable_scope, variables
 from graphcore.ops.sort_ops import argsort, sort
@@ -37,7 +38,7 @@ __all__ = ["add_arg_scope", "arg_scope", "arg_scope_func_key", "arg_scoped_argum
            "get_variables", "get_variables_by_name", "get_variables_by_suffix",
            "get_variables_to_restore", "global_variable", "has_arg_scope",
            "init_from_checkpoint", "list_variables", "load_checkpoint", "load_variable",
-           "local_variable", "model_variable", "sort", "variable"]
+           "local_variable", "model_variable", "nest", "sort", "variable"]
 
 _log = logging.getLogger("graphcore")
 

@@ -311,3 +311,25 @@ def test_extra_layers_names_and_numerics():
                                rtol=1e-5)
     np.testing.assert_allclose(got[7], X4 / np.sqrt(1e-7 + (X4 ** 2).sum(-1, keepdims=True)),
                                rtol=1e-5)
+
+
+@pytest.mark.parametrize("groups,kwargs,layout", [
+    (3, {}, "NHWC"), (1, {"mean_close_to_zero": True}, "NHWC"),
+    (2, {"channels_axis": 1, "reduction_axes": (2, 3)}, "NCHW")])
+def test_group_norm(groups, kwargs, layout):
+    value = RNG.rand(2, 4, 5, 6).astype(np.float32)
+    out = layers.group_norm(tf.constant(value), groups=groups,
+                            param_initializers={"beta": tf.constant_initializer(0.5)},
+                            **kwargs)
+    assert [v.op.name for v in tf.model_variables()] == ["GroupNorm/beta", "GroupNorm/gamma"]
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        got = sess.run(out)
+    x = value if layout == "NHWC" else np.moveaxis(value, 1, -1)
+    grouped = x.reshape(x.shape[:3] + (groups, x.shape[3] // groups))
+    mean = grouped.mean(axis=(1, 2, 4), keepdims=True)
+    var = grouped.var(axis=(1, 2, 4), keepdims=True)
+    want = ((grouped - mean) / np.sqrt(var + 1e-6)).reshape(x.shape) + 0.5
+    if layout == "NCHW":
+        want = np.moveaxis(want, -1, 1)
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)

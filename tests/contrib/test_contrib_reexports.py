@@ -10,6 +10,7 @@ SAME = [
     (lambda: tf.contrib.distributions.Normal, lambda: tf.distributions.Normal),
     (lambda: tf.contrib.distributions.kl_divergence, lambda: tf.distributions.kl_divergence),
     (lambda: tf.contrib.framework.sort, lambda: tf.sort),
+    (lambda: tf.contrib.framework.nest, lambda: tf.nest),
     (lambda: tf.contrib.framework.argsort, lambda: tf.argsort),
     (lambda: tf.contrib.framework.init_from_checkpoint, lambda: tf.train.init_from_checkpoint),
     (lambda: tf.contrib.framework.load_checkpoint, lambda: tf.train.load_checkpoint),

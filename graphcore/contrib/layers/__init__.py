@@ -38,7 +38,7 @@ from graphcore.contrib.layers.layers_extra import (
     softmax,
     unit_norm,
 )
-from graphcore.contrib.layers.normalization import batch_norm, layer_norm
+from graphcore.contrib.layers.normalization import batch_norm, group_norm, layer_norm
 from graphcore.contrib.layers.optimizers import (
     OPTIMIZER_CLS_NAMES,
     OPTIMIZER_SUMMARIES,

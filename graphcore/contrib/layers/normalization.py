@@ -1,4 +1,4 @@
-"""``tf.contrib.layers.batch_norm`` and ``layer_norm`` (TF 1.15). batch_norm's variables are
+"""``tf.contrib.layers.batch_norm``, ``layer_norm`` and ``group_norm`` (TF 1.15). batch_norm's variables are
 the model variables ``BatchNorm/{beta,gamma,moving_mean,moving_variance}`` (gamma only with
 ``scale=True``). With ``fused`` (the default) on rank-2/4 inputs it runs FusedBatchNorm,
 whose moving variance is updated with the Bessel-corrected batch variance; otherwise
@@ -19,11 +19,11 @@ from graphcore.framework import dtypes as dtypes_lib
 from graphcore.framework import ops as ops_lib
 from graphcore.framework.tensor_conversion import convert_to_tensor
 from graphcore.layers.base import smart_cond
-from graphcore.ops import array_ops, init_ops, nn_impl, nn_norm_ops, nn_ops
+from graphcore.ops import array_ops, init_ops, math_ops, nn_impl, nn_norm_ops, nn_ops
 from graphcore.ops import variable_scope as vs
 from graphcore.train import moving_averages
 
-__all__ = ["batch_norm", "layer_norm"]
+__all__ = ["batch_norm", "group_norm", "layer_norm"]
 
 DATA_FORMAT_NCHW = "NCHW"
 DATA_FORMAT_NHWC = "NHWC"
@@ -269,6 +269,84 @@ def layer_norm(inputs: Any, center: bool = True, scale: bool = True, activation_
         outputs = nn_impl.batch_normalization(inputs, mean, variance, offset=beta, scale=gamma,
                                               variance_epsilon=epsilon)
         outputs.set_shape(inputs_shape)
+        if activation_fn is not None:
+            outputs = activation_fn(outputs)
+        return collect_named_outputs(outputs_collections, sc.name, outputs)
+
+
+@add_arg_scope
+def group_norm(inputs: Any, groups: int = 32, channels_axis: int = -1,
+               reduction_axes: Any = (-3, -2), center: bool = True, scale: bool = True,
+               epsilon: float = 1e-6, activation_fn: Any = None,
+               param_initializers: dict | None = None, reuse: Any = None,
+               variables_collections: Any = None, outputs_collections: Any = None,
+               trainable: bool = True, scope: Any = None,
+               mean_close_to_zero: bool = False) -> Any:
+    """Group normalization (Wu & He): the channels split into ``groups``, moments per
+    example and group over ``reduction_axes`` and the group's channels; model variables
+    ``GroupNorm/beta`` and ``GroupNorm/gamma`` per channel."""
+    inputs = convert_to_tensor(inputs)
+    rank = inputs.shape.ndims
+    if rank is None:
+        raise ValueError(f"Inputs {inputs.name} has undefined rank.")
+    if channels_axis > rank - 1:
+        raise ValueError("Axis is out of bounds.")
+    dynamic_shape = array_ops.shape(inputs)
+    input_shape_list = [dim if dim is not None else dynamic_shape[i]
+                        for i, dim in enumerate(inputs.shape.as_list())]
+    if channels_axis < 0:
+        channels_axis += rank
+    channels = inputs.shape.as_list()[channels_axis]
+    if channels is None:
+        raise ValueError(f"Inputs {inputs.name} has undefined channel dimension: "
+                         f"{channels_axis}.")
+    reduction_axes = [a + rank if a < 0 else a for a in reduction_axes]
+    for a in reduction_axes:
+        if a > rank:
+            raise ValueError("Axis is out of bounds.")
+        if inputs.shape.as_list()[a] is None:
+            raise ValueError(f"Inputs {inputs.name} has undefined dimensions {a}.")
+        if channels_axis == a:
+            raise ValueError("reduction_axis must be mutually exclusive with channels_axis")
+    if groups > channels:
+        raise ValueError(f"Invalid groups {groups} for {channels} channels.")
+    if channels % groups != 0:
+        raise ValueError(f"{channels} channels is not commensurate with {groups} groups.")
+    before = input_shape_list[:channels_axis]
+    after = input_shape_list[channels_axis + 1:]
+    params_shape_broadcast = [1] * len(before) + [groups, channels // groups] + \
+        [1] * len(after)
+    inputs = array_ops.reshape(inputs, before + [groups, channels // groups] + after)
+    moments_axes = [channels_axis + 1] + [a + 1 if a > channels_axis else a
+                                          for a in reduction_axes]
+    with vs.variable_scope(scope, "GroupNorm", [inputs], reuse=reuse) as sc:
+        dtype = inputs.dtype.base_dtype
+        param_initializers = param_initializers or {}
+
+        def param(name: str, default: Any) -> Any:
+            var = model_variable(
+                name, shape=[channels], dtype=dtype,
+                initializer=param_initializers.get(name, default), trainable=trainable,
+                collections=get_variable_collections(variables_collections, name))
+            return array_ops.reshape(var, params_shape_broadcast)
+
+        beta = param("beta", init_ops.zeros_initializer()) if center else None
+        gamma = param("gamma", init_ops.ones_initializer()) if scale else None
+        if mean_close_to_zero:
+            counts, means_ss, variance_ss, _ = nn_impl.sufficient_statistics(
+                inputs, moments_axes, keep_dims=True)
+            mean, variance = nn_impl.normalize_moments(counts, means_ss, variance_ss,
+                                                       shift=None)
+        else:
+            mean, variance = nn_ops.moments(inputs, moments_axes, keep_dims=True)
+        gain = math_ops.rsqrt(variance + epsilon)
+        offset = -mean * gain
+        if gamma is not None:
+            gain *= gamma
+            offset *= gamma
+        if beta is not None:
+            offset += beta
+        outputs = array_ops.reshape(inputs * gain + offset, input_shape_list)
         if activation_fn is not None:
             outputs = activation_fn(outputs)
         return collect_named_outputs(outputs_collections, sc.name, outputs)

@@ -7,5 +7,4 @@
 from graphcore.contrib import losses, metrics
 from graphcore.contrib.framework import *
 from graphcore.contrib.layers import *
-from graphcore.contrib.layers.normalization import batch_norm, layer_norm
 from graphcore.contrib.slim import learning
