@@ -1,5 +1,7 @@
 """tf.keras.callbacks: Callback, History (what ``fit`` returns), EarlyStopping,
-LearningRateScheduler and LambdaCallback, and the list ``fit`` drives them through."""
+LearningRateScheduler, LambdaCallback and ModelCheckpoint (weights only: whole-model files
+need model.save, which graphcore does not have), and the list ``fit`` drives them
+through."""
 
 from __future__ import annotations
 
@@ -9,7 +11,8 @@ import numpy as np
 
 from graphcore.keras import backend as K
 
-__all__ = ["Callback", "EarlyStopping", "History", "LambdaCallback", "LearningRateScheduler"]
+__all__ = ["Callback", "EarlyStopping", "History", "LambdaCallback", "LearningRateScheduler",
+           "ModelCheckpoint"]
 
 
 class Callback:
@@ -81,12 +84,7 @@ class EarlyStopping(Callback):
         self.monitor, self.patience, self.verbose = monitor, patience, verbose
         self.baseline, self.restore_best_weights = baseline, restore_best_weights
         self.start_from_epoch = start_from_epoch
-        if mode not in ("auto", "min", "max"):
-            mode = "auto"
-        if mode == "min" or (mode == "auto" and "acc" not in monitor):
-            self.monitor_op = np.less
-        else:
-            self.monitor_op = np.greater
+        self.monitor_op = _monitor_op(monitor, mode)
         self.min_delta = abs(min_delta) * (1 if self.monitor_op == np.greater else -1)
 
     def on_train_begin(self, logs: dict | None = None) -> None:
@@ -121,6 +119,54 @@ class EarlyStopping(Callback):
     def on_train_end(self, logs: dict | None = None) -> None:
         if self.stopped_epoch > 0 and self.verbose > 0:
             print(f"Epoch {self.stopped_epoch + 1}: early stopping")
+
+
+def _monitor_op(monitor: str, mode: str) -> Any:
+    if mode == "min" or (mode not in ("min", "max") and "acc" not in monitor):
+        return np.less
+    return np.greater
+
+
+class ModelCheckpoint(Callback):
+    """Saves the weights to ``filepath.format(epoch=..., **logs)`` after every ``period``
+    epochs (only when ``monitor`` improved, with ``save_best_only``)."""
+
+    def __init__(self, filepath: str, monitor: str = "val_loss", verbose: int = 0,
+                 save_best_only: bool = False, save_weights_only: bool = False,
+                 mode: str = "auto", save_freq: Any = "epoch", period: int = 1,
+                 **kwargs: Any) -> None:
+        super().__init__()
+        if not save_weights_only:
+            raise NotImplementedError("ModelCheckpoint(save_weights_only=False) saves whole "
+                                      "models (model.save), which graphcore does not have; "
+                                      "pass save_weights_only=True.")
+        if save_freq != "epoch" or kwargs:
+            raise NotImplementedError("ModelCheckpoint: only save_freq='epoch' is "
+                                      "implemented in graphcore")
+        self.filepath, self.monitor, self.verbose = str(filepath), monitor, verbose
+        self.save_best_only, self.period = save_best_only, period
+        self.monitor_op = _monitor_op(monitor, mode)
+        self.best = np.inf if self.monitor_op == np.less else -np.inf
+        self._since_last_save = 0
+
+    def on_epoch_end(self, epoch: int, logs: dict | None = None) -> None:
+        logs = logs or {}
+        self._since_last_save += 1
+        if self._since_last_save < self.period:
+            return
+        self._since_last_save = 0
+        filepath = self.filepath.format(epoch=epoch + 1, **logs)
+        if self.save_best_only:
+            current = logs.get(self.monitor)
+            if current is None or not self.monitor_op(current, self.best):
+                return
+            if self.verbose > 0:
+                print(f"\nEpoch {epoch + 1}: {self.monitor} improved from {self.best:.5f} to "
+                      f"{current:.5f}, saving model to {filepath}")
+            self.best = current
+        elif self.verbose > 0:
+            print(f"\nEpoch {epoch + 1}: saving model to {filepath}")
+        self.model.save_weights(filepath)
 
 
 class LearningRateScheduler(Callback):

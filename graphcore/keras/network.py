@@ -3,11 +3,14 @@
 as attributes and uses in its own ``call``. It gathers the layers' weights, updates and
 losses, runs them again on new inputs, prints ``summary()`` and saves/loads its weights as
 a TF checkpoint with Keras' object-based keys (``layer_with_weights-0/kernel/.ATTRIBUTES/
-VARIABLE_VALUE``), so checkpoints interchange with TF's ``save_weights``."""
+VARIABLE_VALUE``) or as Keras' HDF5 weights file (with h5py), so both interchange with TF's
+``save_weights``."""
 
 from __future__ import annotations
 
 from typing import Any
+
+import numpy as np
 
 from graphcore.framework import nest
 from graphcore.keras import backend as K
@@ -237,19 +240,88 @@ class Network(Layer):
 
     def save_weights(self, filepath: str, overwrite: bool = True,
                      save_format: str | None = None) -> None:
-        """Writes the weights as a TF checkpoint at prefix ``filepath``."""
-        from graphcore.train import saver as saver_lib
+        """Writes the weights as a TF checkpoint at prefix ``filepath``, or as Keras' HDF5
+        weights file for a ``.h5``/``.keras``/``.hdf5`` path or ``save_format="h5"``."""
         del overwrite
-        if save_format == "h5" or str(filepath).endswith((".h5", ".keras", ".hdf5")):
-            raise NotImplementedError("HDF5 weight files are not implemented in graphcore; "
-                                      "save_weights writes TF checkpoints.")
+        if save_format == "h5" or _is_hdf5(filepath):
+            _save_hdf5(self, str(filepath))
+            return
+        from graphcore.train import saver as saver_lib
         saver_lib.Saver(self._checkpoint_keys()).save(K.get_session(), str(filepath),
                                                       write_meta_graph=False)
 
     def load_weights(self, filepath: str, by_name: bool = False) -> None:
-        """Restores the weights from a TF checkpoint (graphcore's or TF's save_weights)."""
+        """Restores the weights from a TF checkpoint (graphcore's or TF's save_weights) or
+        from an HDF5 weights file, layer by layer in order (or by layer name)."""
+        if _is_hdf5(filepath):
+            _load_hdf5(self, str(filepath), by_name)
+            return
+        if by_name:
+            raise NotImplementedError("Weights may only be loaded based on topology into "
+                                      "Models when loading TensorFlow-formatted weights "
+                                      "(got by_name=True to load_weights).")
         from graphcore.train import saver as saver_lib
-        if by_name or str(filepath).endswith((".h5", ".keras", ".hdf5")):
-            raise NotImplementedError("HDF5 weight files are not implemented in graphcore; "
-                                      "load_weights reads TF checkpoints.")
         saver_lib.Saver(self._checkpoint_keys()).restore(K.get_session(), str(filepath))
+
+
+def _is_hdf5(filepath: Any) -> bool:
+    return str(filepath).endswith((".h5", ".keras", ".hdf5"))
+
+
+def _h5py() -> Any:
+    try:
+        import h5py
+    except ImportError:
+        raise ImportError("`save_weights`/`load_weights` requires h5py for HDF5 "
+                          "files.") from None
+    return h5py
+
+
+def _names(values: Any) -> list:
+    return [v.decode("utf8") if isinstance(v, bytes) else str(v) for v in values]
+
+
+def _save_hdf5(model: Network, filepath: str) -> None:
+    """Keras' layout: ``layer_names`` on the root, a group per layer with its
+    ``weight_names``, each weight a dataset at ``<layer>/<weight name>``."""
+    h5py = _h5py()
+    layers = model.layers
+    values = K.batch_get_value([w for la in layers for w in la.weights])
+    with h5py.File(filepath, "w") as f:
+        f.attrs["layer_names"] = [la.name.encode("utf8") for la in layers]
+        f.attrs["backend"] = b"tensorflow"
+        f.attrs["keras_version"] = b"2.21.0"
+        for layer in layers:
+            group = f.create_group(layer.name)
+            group.attrs["weight_names"] = [w.name.encode("utf8") for w in layer.weights]
+            for w in layer.weights:
+                group.create_dataset(w.name, data=values.pop(0))
+
+
+def _load_hdf5(model: Network, filepath: str, by_name: bool) -> None:
+    h5py = _h5py()
+    with h5py.File(filepath, "r") as f:
+        if "layer_names" not in f.attrs and "model_weights" in f:
+            f = f["model_weights"]
+        stored = {}
+        for name in _names(f.attrs["layer_names"]):
+            group = f[name]
+            weight_names = _names(group.attrs["weight_names"])
+            if weight_names:
+                stored[name] = [np.asarray(group[w]) for w in weight_names]
+        layers = [la for la in model.layers if la.weights]
+        if by_name:
+            pairs = [(la, stored[la.name]) for la in layers if la.name in stored]
+        else:
+            if len(stored) != len(layers):
+                raise ValueError(f"Layer count mismatch when loading weights from file. "
+                                 f"Model expected {len(layers)} layers, found "
+                                 f"{len(stored)} saved layers.")
+            pairs = list(zip(layers, stored.values()))
+        tuples = []
+        for layer, arrays in pairs:
+            if len(arrays) != len(layer.weights):
+                raise ValueError(f"Weight count mismatch for layer {layer.name}: expected "
+                                 f"{len(layer.weights)} weights, found {len(arrays)}.")
+            tuples.extend(zip(layer.weights, arrays))
+        K.batch_set_value(tuples)

@@ -152,7 +152,8 @@ def _run(k, build, x, y, initial=None, save_to=None):
         "predict": model.predict(x, batch_size=7),
         "train_on_batch": model.train_on_batch(x, y),
         "weights": model.get_weights(),
-        "saved": model.save_weights(save_to) if save_to else None,
+        "saved": [model.save_weights(save_to + ext) for ext in ("", ".h5")] if save_to
+        else None,
         "names": [w.name for w in model.weights],
         "summary": _summary(model),
     }
@@ -171,10 +172,13 @@ def test_keras_model_matches_tf(name, tmp_path):
         tf_ref.compat.v1.experimental.output_all_intermediates(None)
     gc.keras.backend.clear_session()
     got = _run(gc.keras, CASES[name], x, y, initial=ref["start"])
-    # TF's save_weights checkpoint loads into graphcore's model.
+    # TF's save_weights checkpoint and HDF5 file load into graphcore's model.
     got["model"].set_weights(ref["start"])
     got["model"].load_weights(str(tmp_path / "tf"))
     got["loaded"] = got["model"].get_weights()
+    got["model"].set_weights(ref["start"])
+    got["model"].load_weights(str(tmp_path / "tf.h5"))
+    got["loaded_h5"] = got["model"].get_weights()
     gc.keras.backend.clear_session()
     assert got["names"] == ref["names"]
     assert got["summary"] == ref["summary"]
@@ -190,5 +194,6 @@ def test_keras_model_matches_tf(name, tmp_path):
     assert len(got["weights"]) == len(ref["weights"])
     for g, r in zip(got["weights"], ref["weights"]):
         np.testing.assert_allclose(g, r, rtol=1e-4, atol=1e-5)
-    for g, r in zip(got["loaded"], ref["weights"]):
+    for g, h, r in zip(got["loaded"], got["loaded_h5"], ref["weights"]):
         np.testing.assert_array_equal(g, r)
+        np.testing.assert_array_equal(h, r)

@@ -131,6 +131,45 @@ def test_weights_roundtrip_and_checkpoint(tmp_path):
     assert len(model.trainable_weights) == 4
 
 
+def test_hdf5_weights_roundtrip(tmp_path):
+    h5py = pytest.importorskip("h5py")
+    model = keras.Sequential([keras.layers.Dense(3, input_shape=(2,), name="a"),
+                              keras.layers.Dropout(0.1), keras.layers.Dense(1, name="b")])
+    values = [np.full(w.shape.as_list(), i, np.float32) for i, w in enumerate(model.weights)]
+    model.set_weights(values)
+    model.save_weights(str(tmp_path / "w.h5"))
+    with h5py.File(tmp_path / "w.h5", "r") as f:
+        def names(values):
+            return [v.decode() if isinstance(v, bytes) else v for v in values]
+        assert names(f.attrs["layer_names"]) == ["a", "dropout", "b"]
+        assert names(f["b"].attrs["weight_names"]) == ["b/kernel:0", "b/bias:0"]
+    model.set_weights([v + 1 for v in values])
+    model.load_weights(str(tmp_path / "w.h5"))
+    for got, want in zip(model.get_weights(), values):
+        np.testing.assert_array_equal(got, want)
+    other = keras.Sequential([keras.layers.Dense(1, input_shape=(3,), name="b")])
+    other.load_weights(str(tmp_path / "w.h5"), by_name=True)
+    np.testing.assert_array_equal(other.get_weights()[1], values[3])
+    with pytest.raises(ValueError, match="Model expected 1 layers, found 2"):
+        other.load_weights(str(tmp_path / "w.h5"))
+
+
+def test_model_checkpoint_saves_best_weights(tmp_path):
+    pytest.importorskip("h5py")
+    x, y = _blobs(16)
+    model = keras.Sequential([keras.layers.Dense(1, input_shape=(2,))])
+    model.compile(keras.optimizers.SGD(learning_rate=0.01), "mse")
+    checkpoint = keras.callbacks.ModelCheckpoint(
+        str(tmp_path / "w-{epoch:02d}-{loss:.1f}.h5"), monitor="loss", save_best_only=True,
+        save_weights_only=True)
+    history = model.fit(x, y, epochs=3, verbose=0, shuffle=False, callbacks=[checkpoint])
+    saved = sorted(p.name for p in tmp_path.iterdir())
+    assert saved == [f"w-{e + 1:02d}-{loss:.1f}.h5"
+                     for e, loss in enumerate(history.history["loss"])]
+    with pytest.raises(NotImplementedError, match="save_weights_only=True"):
+        keras.callbacks.ModelCheckpoint(str(tmp_path / "m.h5"))
+
+
 def test_session_and_learning_phase():
     sess = tf.Session()
     keras.backend.set_session(sess)
