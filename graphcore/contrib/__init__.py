@@ -1,6 +1,6 @@
 """``tf.contrib`` (TF 1.15): only the parts graphcore has, each where TF 1.15 had it —
 crf, data, distributions (the core ones), framework (arg_scope, model variables), layers,
-legacy_seq2seq, losses, metrics, rnn, seq2seq (sequence_loss), slim and training."""
+legacy_seq2seq, losses, metrics, opt, rnn, seq2seq, slim and training."""
 
 # ruff: noqa: F401
 from graphcore.contrib import (
@@ -12,6 +12,7 @@ from graphcore.contrib import (
     legacy_seq2seq,
     losses,
     metrics,
+    opt,
     rnn,
     seq2seq,
     slim,
