@@ -1,7 +1,9 @@
 """tf.keras.layers (graph mode): Keras' constructors over graphcore's tf.layers
-implementations (Dense, Conv2D, pooling, BatchNormalization, Dropout, Flatten share their
-build/call), plus the Keras-only layers: Activation, Reshape, Embedding, Lambda and the
-merges (Concatenate, Add, Subtract, Multiply, Average, Maximum, Minimum)."""
+implementations (Dense, BatchNormalization, Dropout, Flatten share their build/call; the
+convolutions and poolings are in keras/convolutional.py, the RNNs in keras/recurrent.py),
+plus the Keras-only layers: Activation, LeakyReLU, ReLU, Softmax, Reshape, Permute,
+RepeatVector, Embedding, Lambda and the merges (Concatenate, Add, Subtract, Multiply,
+Average, Maximum, Minimum)."""
 
 from __future__ import annotations
 
@@ -13,6 +15,24 @@ from graphcore.framework import dtypes as dtypes_lib
 from graphcore.framework import tensor_shape as shape_lib
 from graphcore.keras import activations, initializers, regularizers
 from graphcore.keras import backend as K
+from graphcore.keras.convolutional import (
+    AveragePooling1D,
+    AveragePooling2D,
+    Conv1D,
+    Conv2D,
+    Conv2DTranspose,
+    GlobalAveragePooling1D,
+    GlobalAveragePooling2D,
+    GlobalMaxPooling1D,
+    GlobalMaxPooling2D,
+    MaxPooling1D,
+    MaxPooling2D,
+    SeparableConv2D,
+    UpSampling1D,
+    UpSampling2D,
+    ZeroPadding1D,
+    ZeroPadding2D,
+)
 from graphcore.keras.engine import Input, InputLayer, InputSpec, Layer
 from graphcore.keras.recurrent import (
     GRU,
@@ -23,12 +43,18 @@ from graphcore.keras.recurrent import (
     SimpleRNN,
     SimpleRNNCell,
 )
-from graphcore.layers import convolutional, core, normalization, pooling
-from graphcore.ops import array_ops, embedding_ops, math_ops
+from graphcore.layers import core, normalization
+from graphcore.ops import array_ops, embedding_ops, math_ops, nn_activation_ops
 
 __all__ = [
-    "Activation", "Add", "AveragePooling2D", "AvgPool2D", "Average", "BatchNormalization",
-    "Concatenate", "Conv2D", "Convolution2D", "Dense", "Dropout", "Embedding", "Flatten",
+    "Activation", "Add", "AveragePooling1D", "AveragePooling2D", "AvgPool1D", "AvgPool2D",
+    "Average", "BatchNormalization", "Concatenate", "Conv1D", "Conv2D", "Conv2DTranspose",
+    "Convolution1D", "Convolution2D", "Convolution2DTranspose", "Dense", "Dropout",
+    "Embedding", "Flatten", "GlobalAveragePooling1D", "GlobalAveragePooling2D",
+    "GlobalAvgPool1D", "GlobalAvgPool2D", "GlobalMaxPool1D", "GlobalMaxPool2D",
+    "GlobalMaxPooling1D", "GlobalMaxPooling2D", "LeakyReLU", "MaxPool1D", "MaxPooling1D",
+    "Permute", "ReLU", "RepeatVector", "SeparableConv2D", "SeparableConvolution2D", "Softmax",
+    "UpSampling1D", "UpSampling2D", "ZeroPadding1D", "ZeroPadding2D",
     "GRU", "GRUCell", "LSTM", "LSTMCell", "RNN", "SimpleRNN", "SimpleRNNCell",
     "Input", "InputLayer", "InputSpec", "Lambda", "Layer", "MaxPool2D", "MaxPooling2D",
     "Maximum", "Minimum", "Multiply", "Reshape", "Subtract", "add", "average", "concatenate",
@@ -63,46 +89,6 @@ class Dense(Layer, core.Dense):
                          **kwargs)
 
 
-class Conv2D(Layer, convolutional.Conv2D):
-    """2-D convolution; ``data_format`` None means ``K.image_data_format()``."""
-
-    def __init__(self, filters: int, kernel_size: Any, strides: Any = (1, 1),
-                 padding: str = "valid", data_format: str | None = None,
-                 dilation_rate: Any = (1, 1), activation: Any = None, use_bias: bool = True,
-                 kernel_initializer: Any = "glorot_uniform", bias_initializer: Any = "zeros",
-                 kernel_regularizer: Any = None, bias_regularizer: Any = None,
-                 activity_regularizer: Any = None, kernel_constraint: Any = None,
-                 bias_constraint: Any = None, **kwargs: Any) -> None:
-        super().__init__(filters, kernel_size, strides=strides, padding=padding,
-                         data_format=data_format or K.image_data_format(),
-                         dilation_rate=dilation_rate, use_bias=use_bias,
-                         kernel_constraint=kernel_constraint, bias_constraint=bias_constraint,
-                         **_kernel_bias_kwargs(activation, kernel_initializer,
-                                               bias_initializer, kernel_regularizer,
-                                               bias_regularizer, activity_regularizer),
-                         **kwargs)
-
-
-Convolution2D = Conv2D
-
-
-class MaxPooling2D(Layer, pooling.MaxPooling2D):
-    def __init__(self, pool_size: Any = (2, 2), strides: Any = None, padding: str = "valid",
-                 data_format: str | None = None, **kwargs: Any) -> None:
-        super().__init__(pool_size, strides, padding=padding,
-                         data_format=data_format or K.image_data_format(), **kwargs)
-
-
-class AveragePooling2D(Layer, pooling.AveragePooling2D):
-    def __init__(self, pool_size: Any = (2, 2), strides: Any = None, padding: str = "valid",
-                 data_format: str | None = None, **kwargs: Any) -> None:
-        super().__init__(pool_size, strides, padding=padding,
-                         data_format=data_format or K.image_data_format(), **kwargs)
-
-
-MaxPool2D, AvgPool2D = MaxPooling2D, AveragePooling2D
-
-
 class BatchNormalization(Layer, normalization.BatchNormalization):
     """Batch normalization; in training (the learning phase) its moving averages are
     updated by ``layer.updates``, which ``fit`` runs."""
@@ -126,6 +112,14 @@ class BatchNormalization(Layer, normalization.BatchNormalization):
                          **kwargs)
 
 
+Convolution1D, Convolution2D, Convolution2DTranspose = Conv1D, Conv2D, Conv2DTranspose
+SeparableConvolution2D = SeparableConv2D
+MaxPool1D, MaxPool2D, AvgPool1D, AvgPool2D = (MaxPooling1D, MaxPooling2D, AveragePooling1D,
+                                              AveragePooling2D)
+GlobalAvgPool1D, GlobalAvgPool2D = GlobalAveragePooling1D, GlobalAveragePooling2D
+GlobalMaxPool1D, GlobalMaxPool2D = GlobalMaxPooling1D, GlobalMaxPooling2D
+
+
 class Dropout(Layer, core.Dropout):
     """Drops a fraction ``rate`` of the inputs in the training phase."""
 
@@ -141,6 +135,68 @@ class Activation(Layer):
 
     def call(self, inputs: Any) -> Any:
         return self.activation(inputs)
+
+
+class LeakyReLU(Layer):
+    """``max(x, alpha * x)``."""
+
+    def __init__(self, alpha: float = 0.3, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.alpha = float(alpha)
+
+    def call(self, inputs: Any) -> Any:
+        return nn_activation_ops.leaky_relu(inputs, alpha=self.alpha)
+
+
+class ReLU(Layer):
+    """Rectified linear unit with optional ``max_value``, ``negative_slope`` and
+    ``threshold``."""
+
+    def __init__(self, max_value: float | None = None, negative_slope: float = 0.0,
+                 threshold: float = 0.0, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.max_value, self.negative_slope, self.threshold = \
+            max_value, negative_slope, threshold
+
+    def call(self, inputs: Any) -> Any:
+        return activations.relu(inputs, alpha=self.negative_slope, max_value=self.max_value,
+                                threshold=self.threshold)
+
+
+class Softmax(Layer):
+    def __init__(self, axis: int = -1, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.axis = axis
+
+    def call(self, inputs: Any) -> Any:
+        return activations.softmax(inputs, axis=self.axis)
+
+
+class Permute(Layer):
+    """Permutes the non-batch dimensions (``dims`` counts from 1)."""
+
+    def __init__(self, dims: Any, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.dims = tuple(dims)
+        if sorted(self.dims) != list(range(1, len(self.dims) + 1)):
+            raise ValueError("Invalid permutation argument `dims` for Permute Layer. The set "
+                             "of indices in `dims` must be consecutive and start from 1. "
+                             f"Received dims={dims}")
+
+    def call(self, inputs: Any) -> Any:
+        return array_ops.transpose(inputs, (0,) + self.dims)
+
+
+class RepeatVector(Layer):
+    """[N, F] -> [N, n, F]."""
+
+    def __init__(self, n: int, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.n = int(n)
+        self.input_spec = InputSpec(ndim=2)
+
+    def call(self, inputs: Any) -> Any:
+        return array_ops.tile(array_ops.expand_dims(inputs, 1), [1, self.n, 1])
 
 
 class Reshape(Layer):

@@ -73,6 +73,28 @@ def _cnn_bn(k, x):
     return model
 
 
+def _conv_zoo(k, x):
+    inp = k.Input((8, 8, 1))
+    h = k.layers.ZeroPadding2D(1)(inp)
+    h = k.layers.Conv2D(3, 3, strides=2)(h)
+    h = k.layers.LeakyReLU(0.1)(h)
+    h = k.layers.Conv2DTranspose(2, 2, strides=2, activation="relu")(h)
+    h = k.layers.UpSampling2D()(h)
+    h = k.layers.SeparableConv2D(3, 3, depth_multiplier=2)(h)
+    a = k.layers.GlobalMaxPooling2D()(h)
+    b = k.layers.GlobalAveragePooling2D()(h)
+    seq = k.layers.Reshape((8, 8))(inp)
+    seq = k.layers.Conv1D(4, 3, activation="tanh")(seq)
+    seq = k.layers.MaxPooling1D()(seq)
+    seq = k.layers.Permute((2, 1))(seq)
+    c = k.layers.GlobalAveragePooling1D()(seq)
+    out = k.layers.Dense(3, activation="softmax")(k.layers.Concatenate()([a, b, c]))
+    model = k.Model(inp, out)
+    model.compile(k.optimizers.SGD(learning_rate=0.05, momentum=0.5),
+                  "categorical_crossentropy", metrics=["accuracy"])
+    return model
+
+
 def _two_inputs(k, x):
     a = k.Input((4,), name="a")
     b = k.Input((3,), name="b")
@@ -110,7 +132,7 @@ def _recurrent(k, x):
 
 
 def _data(name):
-    if name.startswith("cnn"):
+    if name.startswith("cnn") or name == "conv_zoo":
         x = RNG.normal(size=(N, 8, 8, 1)).astype(np.float32)
         y = np.eye(3, dtype=np.float32)[RNG.integers(0, 3, N)]
     elif name == "two_inputs":
@@ -130,6 +152,7 @@ def _data(name):
 
 
 CASES = {"mlp": _mlp, "mlp_bn_adam": _mlp_bn_adam, "cnn": _cnn, "cnn_bn": _cnn_bn,
+         "conv_zoo": _conv_zoo,
          "two_inputs": _two_inputs, "embedding": _embedding, "recurrent": _recurrent}
 
 
