@@ -259,6 +259,8 @@ def test_regularizers_values_names_and_errors():
         layers.l2_regularizer(1)
     with pytest.raises(ValueError, match="less than 0"):
         layers.l1_regularizer(-0.5)
+    with pytest.raises(ValueError, match="scale_l2 cannot be an integer: 0"):
+        layers.l1_l2_regularizer(0.5, 0)
     with pytest.raises(ValueError, match="No weights to regularize"):
         layers.apply_regularization(layers.l2_regularizer(1.0))
 

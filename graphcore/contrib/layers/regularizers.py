@@ -18,13 +18,13 @@ __all__ = ["apply_regularization", "l1_l2_regularizer", "l1_regularizer", "l2_re
 _log = logging.getLogger("graphcore")
 
 
-def _check_scale(scale: Any, what: str) -> bool:
+def _check_scale(scale: Any, end: str = "") -> bool:
     """Validates a scale; True when it is the number 0 (the regularizer is disabled)."""
     if isinstance(scale, numbers.Integral):
-        raise ValueError(f"{what} cannot be an integer: {scale}")
+        raise ValueError(f"scale cannot be an integer: {scale}")
     if isinstance(scale, numbers.Real):
         if scale < 0.0:
-            raise ValueError(f"Setting a {what} less than 0 on a regularizer: {scale:g}")
+            raise ValueError(f"Setting a scale less than 0 on a regularizer: {scale:g}{end}")
         if scale == 0.0:
             _log.info("Scale of 0 disables regularizer.")
             return True
@@ -43,7 +43,7 @@ def _scaled(scale: Any, scope: str | None, default_name: str, penalty: Any) -> A
 
 def l1_regularizer(scale: Any, scope: str | None = None) -> Any:
     """``scale * sum(|w|)`` (ops under ``l1_regularizer``)."""
-    if _check_scale(scale, "scale"):
+    if _check_scale(scale):
         return lambda _: None
     return _scaled(scale, scope, "l1_regularizer",
                    lambda w: math_ops.reduce_sum(math_ops.abs(w)))
@@ -51,22 +51,23 @@ def l1_regularizer(scale: Any, scope: str | None = None) -> Any:
 
 def l2_regularizer(scale: Any, scope: str | None = None) -> Any:
     """``scale * sum(w ** 2) / 2`` (``tf.nn.l2_loss``; ops under ``l2_regularizer``)."""
-    if _check_scale(scale, "scale"):
+    if _check_scale(scale, "."):
         return lambda _: None
     return _scaled(scale, scope, "l2_regularizer", nn_ops.l2_loss)
 
 
 def l1_l2_regularizer(scale_l1: Any = 1.0, scale_l2: Any = 1.0,
                       scope: str | None = None) -> Any:
-    """The sum of ``l1_regularizer(scale_l1)`` and ``l2_regularizer(scale_l2)``."""
-    no_l1 = _check_scale(scale_l1, "scale_l1")
-    no_l2 = _check_scale(scale_l2, "scale_l2")
-    if no_l1 and no_l2:
-        return lambda _: None
+    """The sum of ``l1_regularizer(scale_l1)`` and ``l2_regularizer(scale_l2)`` (just one of
+    them when the other scale is 0)."""
+    if isinstance(scale_l1, numbers.Integral):
+        raise ValueError(f"scale_l1 cannot be an integer: {scale_l1}")
+    if isinstance(scale_l2, numbers.Integral):
+        raise ValueError(f"scale_l2 cannot be an integer: {scale_l2}")
     scope = scope or "l1_l2_regularizer"
-    if no_l1:
+    if isinstance(scale_l1, numbers.Real) and scale_l1 == 0.0:
         return l2_regularizer(scale_l2, scope)
-    if no_l2:
+    if isinstance(scale_l2, numbers.Real) and scale_l2 == 0.0:
         return l1_regularizer(scale_l1, scope)
     return sum_regularizer([l1_regularizer(scale_l1), l2_regularizer(scale_l2)], scope=scope)
 
