@@ -5,8 +5,9 @@ actor or placement group of the cluster is left and the object store is back to 
 starting use (ray_runtime/master.py, graphcore/train/monitored_session.py).
 
 CI runs a short loop (3 kills, well under 30 s); GRAPHCORE_CHAOS_LONG=1 runs a long
-one (a kill every 5 s through 1000 steps; a recovery takes a few seconds, so kills much
-closer together than that would leave no time to train between them).
+one (a kill every 10 s through 1000 steps, up to 30 minutes; a recovery takes a few
+seconds on a loaded machine, so kills much closer together leave little time to train
+between them).
 """
 
 import os
@@ -15,13 +16,14 @@ import threading
 import time
 
 import numpy as np
+import pytest
 
 import graphcore as tf
 import ray_runtime
 
 LONG = os.environ.get("GRAPHCORE_CHAOS_LONG") == "1"
 LAST_STEP = 1000 if LONG else 120
-KILL_EVERY = 5.0 if LONG else 1.5
+KILL_EVERY = 10.0 if LONG else 1.5
 MAX_KILLS = 10_000 if LONG else 3
 CLUSTER = {"ps": 2, "worker": 1}
 TASKS = ["ps/0", "ps/1", "worker/0"]
@@ -96,6 +98,7 @@ class Killer(threading.Thread):
             self.kills.append((time.time(), task))
 
 
+@pytest.mark.timeout(1800 if LONG else 300)
 def test_chaos_loop(ray_cluster, cluster_name, tmp_path):
     time.sleep(0.5)  # objects of the tests before are freed asynchronously
     store_before = _store_bytes_used(ray_cluster)
@@ -129,7 +132,7 @@ def test_chaos_loop(ray_cluster, cluster_name, tmp_path):
         final = sess.run([w, b])
     elapsed = time.time() - started
     kills = len(killer.kills)
-    assert kills >= (20 if LONG else MAX_KILLS), (seed, killer.kills)
+    assert kills >= (10 if LONG else MAX_KILLS), (seed, killer.kills)
     # Every kill that hit a live step made one recovery (a kill of an actor no step had
     # touched yet, or one landing during a recovery, may be absorbed by it).
     assert 1 <= recoveries <= kills, (seed, recoveries, killer.kills)
