@@ -1,7 +1,8 @@
 """tf.contrib.seq2seq attention: AttentionWrapper over BahdanauAttention through
 dynamic_decode, its variable names, and its first step against numpy (GRU step, additive
 score masked past the memory lengths, softmax, context, attention layer); LuongAttention
-with scale and alignment history."""
+with scale and alignment history; an NMT-style model (encoder, Luong attention, decoder,
+sequence_loss, optimize_loss) trains through dynamic_decode."""
 
 import numpy as np
 
@@ -82,3 +83,27 @@ def test_luong_attention_scale_and_history():
     assert got_history.shape == (3, 2, 4) and np.all(got_history[:, 1, 2:] == 0)
     np.testing.assert_allclose(got_history.sum(-1), 1, rtol=1e-5)
     assert attention.shape == (2, 6)
+
+
+def test_nmt_style_training_through_attention_and_dynamic_decode():
+    rng = np.random.RandomState(0)
+    src = rng.randint(1, 8, (4, 3)).astype(np.int32)
+    tgt_in = np.concatenate([np.zeros((4, 1), np.int32), src[:, :2]], 1)
+    emb = tf.get_variable("emb", [8, 6])
+    enc_out, enc_state = tf.nn.dynamic_rnn(tf.nn.rnn_cell.GRUCell(8),
+                                           tf.nn.embedding_lookup(emb, src),
+                                           dtype=tf.float32, scope="encoder")
+    mechanism = s2s.LuongAttention(8, enc_out, memory_sequence_length=[3, 3, 2, 1])
+    cell = s2s.AttentionWrapper(tf.nn.rnn_cell.GRUCell(8), mechanism, attention_layer_size=8)
+    initial = cell.zero_state(4, tf.float32).clone(cell_state=enc_state)
+    helper = s2s.TrainingHelper(tf.nn.embedding_lookup(emb, tgt_in), [3, 3, 3, 3])
+    decoder = s2s.BasicDecoder(cell, helper, initial,
+                               output_layer=tf.layers.Dense(8, use_bias=False))
+    outputs, _, _ = s2s.dynamic_decode(decoder)
+    loss = s2s.sequence_loss(outputs.rnn_output, src, tf.ones([4, 3]))
+    train = tf.contrib.layers.optimize_loss(loss, tf.train.get_or_create_global_step(), 0.1,
+                                            "Adam", clip_gradients=5.0, summaries=[])
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        losses = [sess.run(train) for _ in range(3)]
+    assert losses[2] < losses[1] < losses[0]
