@@ -38,10 +38,12 @@ from graphcore.keras.recurrent import (
     GRU,
     LSTM,
     RNN,
+    Bidirectional,
     GRUCell,
     LSTMCell,
     SimpleRNN,
     SimpleRNNCell,
+    TimeDistributed,
 )
 from graphcore.layers import core, normalization
 from graphcore.ops import array_ops, embedding_ops, math_ops, nn_activation_ops
@@ -55,7 +57,7 @@ __all__ = [
     "GlobalMaxPooling1D", "GlobalMaxPooling2D", "LeakyReLU", "MaxPool1D", "MaxPooling1D",
     "Permute", "ReLU", "RepeatVector", "SeparableConv2D", "SeparableConvolution2D", "Softmax",
     "UpSampling1D", "UpSampling2D", "ZeroPadding1D", "ZeroPadding2D",
-    "GRU", "GRUCell", "LSTM", "LSTMCell", "RNN", "SimpleRNN", "SimpleRNNCell",
+    "Bidirectional", "TimeDistributed", "GRU", "GRUCell", "LSTM", "LSTMCell", "RNN", "SimpleRNN", "SimpleRNNCell",
     "Input", "InputLayer", "InputSpec", "Lambda", "Layer", "MaxPool2D", "MaxPooling2D",
     "Maximum", "Minimum", "Multiply", "Reshape", "Subtract", "add", "average", "concatenate",
     "maximum", "minimum", "multiply", "subtract",

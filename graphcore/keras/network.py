@@ -14,7 +14,6 @@ import numpy as np
 
 from graphcore.framework import nest
 from graphcore.keras import backend as K
-from graphcore.keras import recurrent
 from graphcore.keras.engine import InputLayer, Layer, keras_history
 from graphcore.keras.layer_utils import print_summary
 from graphcore.layers import base as base_layer
@@ -224,18 +223,12 @@ class Network(Layer):
 
     # -- weights as a checkpoint ------------------------------------------------------------
     def _checkpoint_keys(self, prefix: str = "") -> dict:
-        keys = {}
+        """TF's object-graph keys of the weights: ``layer_with_weights-<i>/`` per layer
+        with weights, then the layer's own path (``cell/`` of an RNN...)."""
+        keys: dict = {}
         with_weights = [la for la in self.layers if la.weights]
         for i, layer in enumerate(with_weights):
-            path = f"{prefix}layer_with_weights-{i}/"
-            if isinstance(layer, Network):
-                keys.update(layer._checkpoint_keys(path))
-                continue
-            if isinstance(layer, recurrent.RNN):
-                path += "cell/"
-            for w in layer.weights:
-                short = getattr(w, "_keras_name", w.op.name.rpartition("/")[2])
-                keys[f"{path}{short}/{_ATTRIBUTE_KEY}"] = w
+            _layer_keys(layer, f"{prefix}layer_with_weights-{i}/", keys)
         return keys
 
     def save_weights(self, filepath: str, overwrite: bool = True,
@@ -262,6 +255,20 @@ class Network(Layer):
                                       "(got by_name=True to load_weights).")
         from graphcore.train import saver as saver_lib
         saver_lib.Saver(self._checkpoint_keys()).restore(K.get_session(), str(filepath))
+
+
+def _layer_keys(layer: Any, path: str, keys: dict) -> None:
+    if isinstance(layer, Network):
+        keys.update(layer._checkpoint_keys(path))
+        return
+    children = getattr(layer, "_checkpoint_children", None)
+    if children is not None:
+        for child_path, child in children():
+            _layer_keys(child, path + child_path, keys)
+        return
+    for w in layer.weights:
+        short = getattr(w, "_keras_name", w.op.name.rpartition("/")[2])
+        keys[f"{path}{short}/{_ATTRIBUTE_KEY}"] = w
 
 
 def _is_hdf5(filepath: Any) -> bool:

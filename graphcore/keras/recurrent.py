@@ -16,7 +16,8 @@ from graphcore.keras import activations, initializers, regularizers
 from graphcore.keras.engine import Layer
 from graphcore.ops import array_ops, functional_ops, math_ops, nn_ops
 
-__all__ = ["GRU", "GRUCell", "LSTM", "LSTMCell", "RNN", "SimpleRNN", "SimpleRNNCell"]
+__all__ = ["Bidirectional", "GRU", "GRUCell", "LSTM", "LSTMCell", "RNN", "SimpleRNN",
+           "SimpleRNNCell", "TimeDistributed"]
 
 
 def _no_dropout(dropout: float, recurrent_dropout: float) -> None:
@@ -211,6 +212,9 @@ class RNN(Layer):
     def losses(self) -> list:
         return self.cell.losses + list(self._losses)
 
+    def _checkpoint_children(self) -> list:
+        return [("cell/", self.cell)]
+
     def build(self, input_shape: Any) -> None:
         input_shape = shape_lib.TensorShape(input_shape)
         if input_shape.ndims != 3:
@@ -262,12 +266,14 @@ class RNN(Layer):
 
 def _rnn_layer(cell_class: type, doc: str, layer_name: str) -> type:
     def __init__(self: Any, units: int, **kwargs: Any) -> None:
+        self._init_args = dict(kwargs, units=units)
+        cell_name = kwargs.pop("_cell_name", None)
         rnn_args = {k: kwargs.pop(k) for k in
                     ("return_sequences", "return_state", "go_backwards", "stateful",
                      "unroll", "time_major", "name", "trainable", "input_shape",
                      "batch_input_shape", "input_dim", "batch_size", "dtype",
                      "activity_regularizer") if k in kwargs}
-        cell = cell_class(units, dtype=rnn_args.get("dtype"), **kwargs)
+        cell = cell_class(units, dtype=rnn_args.get("dtype"), name=cell_name, **kwargs)
         if "activity_regularizer" in rnn_args:
             rnn_args["activity_regularizer"] = regularizers.get(
                 rnn_args["activity_regularizer"])
@@ -284,3 +290,141 @@ SimpleRNN = _rnn_layer(SimpleRNNCell, "Fully connected RNN (SimpleRNNCell over t
                        "SimpleRNN")
 LSTM = _rnn_layer(LSTMCell, "Long short-term memory (LSTMCell over time).", "LSTM")
 GRU = _rnn_layer(GRUCell, "Gated recurrent unit (GRUCell over time).", "GRU")
+
+
+class _Wrapper(Layer):
+    """A layer around other layers, whose weights it reports as its own."""
+
+    def _inner(self) -> list:
+        raise NotImplementedError
+
+    @property
+    def trainable_weights(self) -> list:
+        return [w for la in self._inner() for w in la.trainable_weights] \
+            if self.trainable else []
+
+    @property
+    def non_trainable_weights(self) -> list:
+        if not self.trainable:
+            return [w for la in self._inner() for w in la.weights]
+        return [w for la in self._inner() for w in la.non_trainable_weights]
+
+    @property
+    def losses(self) -> list:
+        return [x for la in self._inner() for x in la.losses] + list(self._losses)
+
+    @property
+    def updates(self) -> list:
+        return [u for la in self._inner() for u in la.updates] + list(self._updates)
+
+
+class Bidirectional(_Wrapper):
+    """Runs a copy of an RNN layer forwards (``forward_<name>``) and one backwards
+    (``backward_<name>``) and merges their outputs (``concat``, ``sum``, ``mul``, ``ave``
+    or None for a list)."""
+
+    def __init__(self, layer: Any, merge_mode: str | None = "concat",
+                 backward_layer: Any = None, **kwargs: Any) -> None:
+        if not isinstance(layer, RNN) or not hasattr(layer, "_init_args"):
+            raise ValueError("Please initialize `Bidirectional` layer with a "
+                             f"`tf.keras.layers.Layer` instance. Received: {layer}")
+        if backward_layer is not None:
+            raise NotImplementedError("Bidirectional(backward_layer=...) is not implemented "
+                                      "in graphcore")
+        if merge_mode not in ("sum", "mul", "ave", "concat", None):
+            raise ValueError(f"Invalid merge mode. Received: {merge_mode}. Merge mode should "
+                             "be one of {\"sum\", \"mul\", \"ave\", \"concat\", None}")
+        super().__init__(**kwargs)
+        args = {k: v for k, v in layer._init_args.items()
+                if k not in ("name", "input_shape", "batch_input_shape", "input_dim")}
+        cell_name = layer.cell.name
+        self.forward_layer = type(layer)(name="forward_" + layer.name, _cell_name=cell_name,
+                                         **args)
+        args["go_backwards"] = not args.get("go_backwards", False)
+        self.backward_layer = type(layer)(name="backward_" + layer.name,
+                                          _cell_name=cell_name, **args)
+        self.merge_mode = merge_mode
+        self.return_sequences = layer.return_sequences
+        self.return_state = layer.return_state
+        if self._batch_input_shape is None:
+            self._batch_input_shape = layer._batch_input_shape
+
+    def _inner(self) -> list:
+        return [self.forward_layer, self.backward_layer]
+
+    def _checkpoint_children(self) -> list:
+        return [("forward_layer/", self.forward_layer), ("backward_layer/",
+                                                         self.backward_layer)]
+
+    def build(self, input_shape: Any) -> None:
+        for layer in self._inner():
+            with ops_lib.name_scope(layer.name):
+                layer.build(input_shape)
+                layer.built = True
+        self.built = True
+
+    def call(self, inputs: Any, training: Any = None, initial_state: Any = None) -> Any:
+        del training
+        if initial_state is not None:
+            raise NotImplementedError("Bidirectional(initial_state=...) is not implemented "
+                                      "in graphcore")
+        y = self.forward_layer.call(inputs)
+        y_rev = self.backward_layer.call(inputs)
+        states: list = []
+        if self.return_state:
+            states = list(y[1:]) + list(y_rev[1:])
+            y, y_rev = y[0], y_rev[0]
+        if self.return_sequences:
+            y_rev = array_ops.reverse(y_rev, [0 if self.forward_layer.time_major else 1])
+        if self.merge_mode == "concat":
+            output = array_ops.concat([y, y_rev], -1)
+        elif self.merge_mode == "sum":
+            output = y + y_rev
+        elif self.merge_mode == "ave":
+            output = (y + y_rev) / 2
+        elif self.merge_mode == "mul":
+            output = y * y_rev
+        else:
+            output = [y, y_rev]
+        if self.return_state:
+            return (output if isinstance(output, list) else [output]) + states
+        return output
+
+
+class TimeDistributed(_Wrapper):
+    """Applies ``layer`` to every time step of [batch, time, ...] inputs (as one batch of
+    batch * time slices)."""
+
+    def __init__(self, layer: Any, **kwargs: Any) -> None:
+        if not isinstance(layer, Layer):
+            raise ValueError("Please initialize `TimeDistributed` layer with a "
+                             f"`tf.keras.layers.Layer` instance. Received: {layer}")
+        super().__init__(**kwargs)
+        self.layer = layer
+
+    def _inner(self) -> list:
+        return [self.layer]
+
+    def _checkpoint_children(self) -> list:
+        return [("layer/", self.layer)]
+
+    def build(self, input_shape: Any) -> None:
+        input_shape = shape_lib.TensorShape(input_shape)
+        if input_shape.ndims is None or input_shape.ndims < 3:
+            raise ValueError("`TimeDistributed` Layer should be passed an `input_shape` with "
+                             f"at least 3 dimensions, received: {input_shape}")
+        if not self.layer.built:
+            self.layer.build(shape_lib.TensorShape([None]).concatenate(input_shape[2:]))
+            self.layer.built = True
+        self.built = True
+
+    def call(self, inputs: Any, training: Any = None) -> Any:
+        kwargs = {"training": training} if training is not None and \
+            getattr(self.layer, "_expects_training", False) else {}
+        shape = array_ops.shape(inputs)
+        flat = array_ops.reshape(inputs, array_ops.concat([[-1], shape[2:]], 0))
+        flat.set_shape(shape_lib.TensorShape([None]).concatenate(inputs.shape[2:]))
+        y = self.layer.call(flat, **kwargs)
+        out = array_ops.reshape(y, array_ops.concat([shape[:2], array_ops.shape(y)[1:]], 0))
+        out.set_shape(inputs.shape[:2].concatenate(y.shape[1:]))
+        return out

@@ -124,7 +124,9 @@ def _recurrent(k, x):
     inp = k.Input((None, 3))
     seq, state, _ = k.layers.LSTM(4, return_sequences=True, return_state=True,
                                   go_backwards=True)(inp)
-    h = k.layers.GRU(3, reset_after=True, recurrent_activation="sigmoid")(seq)
+    seq = k.layers.TimeDistributed(k.layers.Dense(3, activation="relu"))(seq)
+    h = k.layers.Bidirectional(k.layers.GRU(3, reset_after=True,
+                                            recurrent_activation="sigmoid"))(seq)
     out = k.layers.Dense(2)(k.layers.Concatenate()([h, state]))
     model = k.Model(inp, out)
     model.compile(k.optimizers.Adam(learning_rate=0.02), "mse")
