@@ -150,16 +150,9 @@ class Network(Layer):
             raise AttributeError(f"Layer {self.name} is not connected, no {what} to return.")
         return self._nested_inputs if what == "input" else self._nested_outputs
 
+    # Layer's input_shape/output_shape read these.
     input = property(lambda self: self._built_on("input"))
     output = property(lambda self: self._built_on("output"))
-
-    @property
-    def input_shape(self) -> Any:
-        return nest.map_structure(lambda t: tuple(t.shape.as_list()), self.input)
-
-    @property
-    def output_shape(self) -> Any:
-        return nest.map_structure(lambda t: tuple(t.shape.as_list()), self.output)
 
     # -- layers and their state -----------------------------------------------------------
     @property
