@@ -58,6 +58,10 @@ _ACCEPTS_DEAD = frozenset({"Merge", "RefMerge"})
 _FORWARDS_DEAD = frozenset({"_Send", "_Retval"})
 
 
+# Plans with more kernels than this run on the table-driven loop (``_run``) rather than
+# a generated straight-line function.
+_STRAIGHT_LINE_MAX = 20000
+
 _K_NORMAL, _K_MERGE, _K_ENTER, _K_EXIT, _K_NEXT, _K_TRIGGER, _K_FORWARDS_DEAD = range(7)
 _KINDS = {"Merge": _K_MERGE, "RefMerge": _K_MERGE, "Enter": _K_ENTER, "RefEnter": _K_ENTER,
           "Exit": _K_EXIT, "RefExit": _K_EXIT, "NextIteration": _K_NEXT,
@@ -230,6 +234,67 @@ class PartitionExecutor:
         self._template = template
         self._program = [tuple(entry) for entry in program]
         self._program_index = program_index
+        self._straight = self._compile_straight_line() \
+            if len(program) <= _STRAIGHT_LINE_MAX else None
+
+    def _compile_straight_line(self) -> Any:
+        """The in-order program as one generated Python function: every slot a local
+        variable, every kernel a call with its inputs named (``s3 = f0(s1, c2)[0]``,
+        constants as globals), the slots read for the last time set to None after the
+        call, the results stored straight into ``step.retvals``. Per step it does what
+        :meth:`_run` does, without the per-node tuple unpacking, argument lists and
+        slot-table writes."""
+        consts = {slot for slot, value in enumerate(self._template) if value is not None}
+        defined = set(consts) | {slot for slot, _ in self._arg_slots}
+        names: dict[str, Any] = {"_deref": _deref, "_fail": self._straight_line_error}
+        body = [f"    s{slot} = args[{index}]" for slot, index in self._arg_slots]
+
+        def ref(slot: int) -> str:
+            if slot in consts:
+                names[f"c{slot}"] = self._template[slot]
+                return f"c{slot}"
+            if slot not in defined:  # read before any write: None, as in the slot table
+                body.insert(0, f"    s{slot} = None")
+                defined.add(slot)
+            return f"s{slot}"
+
+        for pos, (fn, ins, out, nout, deref, needs_step, last) in enumerate(self._program):
+            names[f"f{pos}"] = fn
+            inputs = [ref(i) for i in ins]
+            if deref is not None:
+                inputs = [f"_deref({a})" if d else a for a, d in zip(inputs, deref)]
+            call = f"f{pos}({', '.join((['step'] if needs_step else []) + inputs)})"
+            body.append(f"    p = {pos}")
+            if nout:
+                targets = [f"s{out + i}" for i in range(nout)]
+                defined.update(out + i for i in range(nout))
+                body.append(f"    {', '.join(targets)}, = {call}")
+            else:
+                body.append(f"    {call}")
+            body.extend(f"    s{i} = None" for i in last if i not in consts)
+        body.append("    retvals = step.retvals")
+        for index, slot, deref_value in self._retval_slots:
+            value = ref(slot)
+            body.append(f"    p = {-2 - index}")
+            body.append(f"    retvals[{index}] = {'_deref(' + value + ')' if deref_value else value}")
+        source = "\n".join(["def straight_line(step, args):", "  p = -1", "  try:"]
+                           + ["  " + line for line in body]
+                           + ["  except BaseException as e:", "    raise _fail(p, e) from None"])
+        try:
+            exec(compile(source, f"<graphcore plan: {len(self._program)} kernels>", "exec"),
+                 names)
+        except (SyntaxError, RecursionError, MemoryError):  # pragma: no cover - huge plans
+            return None
+        return names["straight_line"]
+
+    def _straight_line_error(self, p: int, e: BaseException) -> BaseException:
+        if p >= 0:
+            k = self._program_index[p]
+        elif p <= -2:
+            k = self._retval_instr[-2 - p]
+        else:
+            k = 0
+        return self._node_error(k, e)
 
     # -- running ----------------------------------------------------------------------
     def run(self, step: Step) -> None:
@@ -237,7 +302,10 @@ class PartitionExecutor:
         # Kernels compute with numpy's floating-point errors ignored (inf/nan results,
         # as TF's kernels give): set once per step here, not per kernel call.
         with np.errstate(all="ignore"):
-            self._run(step)
+            if self._straight is not None:
+                self._straight(step, step.args)
+            else:
+                self._run(step)
 
     def _run(self, step: Step) -> None:
         vals = self._template.copy()

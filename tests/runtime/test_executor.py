@@ -393,3 +393,21 @@ def test_run_parallel_failure_aborts_the_rendezvous():
     t.join(5)
     assert not t.is_alive()
     assert len(caught) == 1 and isinstance(caught[0], errors.CancelledError)
+
+
+def test_run_is_one_generated_straight_line_function_equal_to_the_slot_loop():
+    """A plan's in-order step is a generated function (a local per slot, a call per
+    kernel); it gives what the table-driven loop gives, fetches of fed values and of
+    constants included (errors: test_kernel_errors_are_typed_and_name_the_node)."""
+    _graph()
+    x = tf.get_default_graph().get_tensor_by_name("x:0")
+    tf.identity(tf.constant([3.0, 4.0], name="b") * x, name="bx")
+    ex = _only(_compile(["x:0"], ["out:0", "a:0", "x:0", "bx:0"], ["n"]))
+    assert ex._straight is not None
+    feed = np.array([1.0, 5.0], dtype=np.float32)
+    by_line, by_loop = Step([feed], 4, None), Step([feed], 4, None)
+    ex.run(by_line)
+    ex._run(by_loop)
+    for got, want in zip(by_line.retvals, by_loop.retvals):
+        np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(by_line.retvals[3], [3.0, 20.0])
