@@ -12,6 +12,7 @@ from __future__ import annotations
 import collections
 import threading
 import time
+import weakref
 from concurrent.futures import Executor
 from typing import Any
 
@@ -246,7 +247,13 @@ class PartitionExecutor:
         slot-table writes."""
         consts = {slot for slot, value in enumerate(self._template) if value is not None}
         defined = set(consts) | {slot for slot, _ in self._arg_slots}
-        names: dict[str, Any] = {"_deref": _deref, "_fail": self._straight_line_error}
+        this = weakref.ref(self)  # (no cycle: the plan's constants go with the executor)
+
+        def fail(p: int, e: BaseException) -> BaseException:
+            executor = this()
+            return e if executor is None else executor._straight_line_error(p, e)
+
+        names: dict[str, Any] = {"_deref": _deref, "_fail": fail}
         body = [f"    s{slot} = args[{index}]" for slot, index in self._arg_slots]
 
         def ref(slot: int) -> str:
