@@ -660,6 +660,9 @@ _created: dict[str, set[str]] = {}
 _job_resources: dict[str, dict[str, dict[str, float]]] = {}
 _runtime_envs: dict[str, dict[str, Any]] = {}
 _strategies: dict[str, str] = {}
+# Clusters whose task actors this process owns (the launcher's): created not detached,
+# so Ray removes them with this process's job even when it is killed outright.
+_owned: set[str] = set()
 
 
 def set_job_resources(cluster_name: str, job_resources: dict[str, Any]) -> None:
@@ -706,6 +709,13 @@ def placement_strategy(cluster_name: str) -> str | None:
         return _strategies.get(cluster_name)
 
 
+def set_owned(cluster_name: str) -> None:
+    """Task actors this process creates for ``cluster_name`` from now on belong to its Ray
+    job (not detached): they die with it, however it ends."""
+    with _created_lock:
+        _owned.add(cluster_name)
+
+
 def set_runtime_env(cluster_name: str, runtime_env: dict[str, Any]) -> None:
     """The Ray ``runtime_env`` of task actors created for ``cluster_name`` from now on
     (e.g. ``{"working_dir": ...}`` for a launched script's directory)."""
@@ -732,6 +742,7 @@ def forget_cluster(cluster_name: str) -> None:
         _job_resources.pop(cluster_name, None)
         _runtime_envs.pop(cluster_name, None)
         _strategies.pop(cluster_name, None)
+        _owned.discard(cluster_name)
 
 
 # -- placement groups (clusters of several nodes) -------------------------------------
@@ -805,7 +816,8 @@ def get_or_create_actor(cluster_name: str, job: str, task: int, num_cpus: float 
                                    max_restarts=0,
                                    # Detached: a task actor outlives the client that created
                                    # it (between-graph workers come and go); they are
-                                   # removed with shutdown_cluster().
+                                   # removed with shutdown_cluster().  A launcher's own
+                                   # tasks die with its job (set_owned).
                                    lifetime="detached")
     if scheduling_strategy is not None:
         options["scheduling_strategy"] = scheduling_strategy
@@ -815,4 +827,6 @@ def get_or_create_actor(cluster_name: str, job: str, task: int, num_cpus: float 
         _created.setdefault(cluster_name, set()).add(options["name"])
         if cluster_name in _runtime_envs:
             options["runtime_env"] = _runtime_envs[cluster_name]
+        if cluster_name in _owned:
+            del options["lifetime"]
     return TaskActor.options(**options).remote(job, task, cluster_name)

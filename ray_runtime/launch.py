@@ -187,6 +187,9 @@ def _cli(argv: list[str] | None = None) -> int:
         return 1 if failed else 0
     main = _script_main(args.script)
     name = args.cluster_name or f"launch-{os.getpid()}-{int(time.time())}"
+    from ray_runtime import actors
+
+    actors.set_owned(name)  # the task actors die with this job, however it ends
     try:
         results = launch(main, {"ps": args.ps, "worker": args.workers}, tuple(script_args),
                          args.target, name, args.job_resources, args.placement_strategy)

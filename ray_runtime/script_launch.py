@@ -86,6 +86,7 @@ def launch_script(path: str, script_args: list[str] = (), ps: int = 1, workers: 
     spec = ClusterSpec(hosts)
     flags = script_flags(source)
     tasks = [(job, i) for job in ("ps", "worker") for i in range(len(hosts.get(job, [])))]
+    actors.set_owned(name)  # the task actors die with this job, however it ends
     if job_resources is not None:
         actors.set_job_resources(name, job_resources)
     if working_dir:

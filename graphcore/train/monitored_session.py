@@ -230,12 +230,22 @@ class MonitoredSession:
                 if scaffold.init_fn is not None:
                     scaffold.init_fn(scaffold, sess)
         else:
+            # A non-chief waits (bounded) for the chief to initialize or restore the
+            # model, and says what it waits for.
             deadline = time.time() + self._max_wait_secs
-            while len(sess.run(scaffold.ready_op)) > 0:
+            next_log = time.time()
+            while len(not_ready := sess.run(scaffold.ready_op)) > 0:
+                names = ", ".join(n.decode() if isinstance(n, bytes) else str(n)
+                                  for n in not_ready[:10])
+                names += ", ..." if len(not_ready) > 10 else ""
+                what = f"the chief to initialize the variables {names}"
                 if time.time() > deadline:
                     raise errors.DeadlineExceededError(
-                        None, None, "Session was not ready after waiting "
-                                    f"{self._max_wait_secs} secs.")
+                        None, None, f"Session was not ready after waiting "
+                                    f"{self._max_wait_secs} secs: waited for {what}")
+                if time.time() >= next_log:
+                    _log.info("Waiting for %s (up to %s secs)", what, self._max_wait_secs)
+                    next_log = time.time() + 10.0
                 time.sleep(0.5)
         sess.run(scaffold.local_init_op)
         for hook in self._hooks:

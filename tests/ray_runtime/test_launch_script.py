@@ -101,8 +101,10 @@ def test_timeout_and_start_barrier_name_the_tasks(ray_cluster, cluster_name, tmp
     assert _left(ray_cluster, cluster_name) == []
 
 
-@pytest.mark.parametrize("sig", ["SIGINT", "SIGTERM"])
+@pytest.mark.parametrize("sig", ["SIGINT", "SIGTERM", "SIGKILL"])
 def test_an_interrupted_launcher_removes_its_actors(ray_cluster, cluster_name, tmp_path, sig):
+    """Ctrl-C and SIGTERM (`ray job stop`): the launcher removes its actors; SIGKILL: they
+    die with its Ray job (they are not detached)."""
     import signal
     import time
 
@@ -123,7 +125,7 @@ def test_an_interrupted_launcher_removes_its_actors(ray_cluster, cluster_name, t
         if proc.poll() is None:
             proc.kill()
     assert proc.returncode != 0
-    deadline = time.time() + 10  # a killed actor's name is released asynchronously
+    deadline = time.time() + 30  # a killed actor's name is released asynchronously
     while _left(ray_cluster, cluster_name) and time.time() < deadline:
         time.sleep(0.2)
     assert _left(ray_cluster, cluster_name) == []

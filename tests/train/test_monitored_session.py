@@ -129,8 +129,11 @@ def test_chief_and_non_chief(tmp_path):
     counter = tf.Variable(0, name="local_counter", trainable=False,
                           collections=[tf.GraphKeys.LOCAL_VARIABLES])
     chief_hook = RecordingHook()
-    # A non-chief never initializes: it waits until the variables are ready.
-    with pytest.raises(errors.DeadlineExceededError, match="not ready"):
+    # A non-chief never initializes: it waits (bounded) until the variables are ready,
+    # and says what it waited for.
+    with pytest.raises(errors.DeadlineExceededError,
+                       match="not ready .* waited for the chief to initialize the "
+                             "variables w, global_step"):
         tf.train.MonitoredTrainingSession(is_chief=False, checkpoint_dir=str(tmp_path / "nc"),
                                           chief_only_hooks=[chief_hook], max_wait_secs=0.3)
     assert chief_hook.events == ["begin"] or chief_hook.events == []
