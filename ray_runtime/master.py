@@ -320,6 +320,7 @@ class RayEngine(PlanCache):
         if first_error is not None:
             raise first_error
         if run_metadata is not None and client is not None:
+            client.end()
             run_metadata.step_stats.MergeFrom(client.finish(self._clock_offsets(plan)))
         return values
 

@@ -145,6 +145,12 @@ class ClientTrace:
         self.start_ns = now_ns()
         self.calls: dict[str, list[tuple[int, int]]] = {}  # task -> (submit, result)
         self.by_task: dict[str, step_stats_pb2.StepStats] = {}
+        self.end_ns: int | None = None
+
+    def end(self) -> None:
+        """The step's end, as the client sees it (before anything the trace itself does)."""
+        self.end_ns = now_ns()
+        self.span("step (client)", "ClientStep", self.start_ns, self.end_ns)
 
     def span(self, name: str, kind: str, start_ns: int, end_ns: int | None = None) -> None:
         self.trace.add(name, kind, start_ns, end_ns, lane=0)
@@ -162,7 +168,8 @@ class ClientTrace:
     def finish(self, offsets_us: dict[str, int | None]) -> step_stats_pb2.StepStats:
         """The whole step's StepStats. ``offsets_us``: per task, its clock's offset from
         the client's (0 on the client's node), or None to estimate it from the calls."""
-        self.span("step (client)", "ClientStep", self.start_ns)
+        if self.end_ns is None:
+            self.end()
         out = step_stats_pb2.StepStats()
         for task, stats in self.by_task.items():
             offset = offsets_us.get(task, 0)
