@@ -45,6 +45,8 @@ def test_cli_runs_the_replica_script_in_every_task(ray_cluster, cluster_name, tm
         steps = [int(n[len("model.ckpt-"):-len(".index")]) for n in os.listdir(tmp_path)
                  if n.startswith("model.ckpt-") and n.endswith(".index")]
         assert max(steps) >= 150, sorted(os.listdir(tmp_path))
+        # ...and its summary hooks (StepCounterHook's global_step/sec) wrote events.
+        assert any(n.startswith("events.out.tfevents.") for n in os.listdir(tmp_path))
     assert _left(ray_cluster, cluster_name) == []
 
 
