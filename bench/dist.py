@@ -267,7 +267,17 @@ def run_ray_floor(n_workers: int, warmup: int, window_s: float,
 # -- TensorFlow gRPC ----------------------------------------------------------------------
 
 
-def _tf_task(args: argparse.Namespace) -> None:
+def _mlp_task(tf1: Any, sess: Any, cluster: Any, args: argparse.Namespace,
+              model: Any) -> dict[str, Any]:
+    x, y, train_op, _ = model
+    return _run_loop(sess, x, y, train_op, args.task, len(cluster.job_tasks("worker")),
+                     args.barrier, args.warmup, args.window, args.windows)
+
+
+def tf_task(args: argparse.Namespace, build: Any = build_model, loop: Any = _mlp_task) -> None:
+    """One TF gRPC task: a ps serves until killed; a worker builds ``build(tf, cluster,
+    task)`` (variables on the ps), the chief initializes it, and ``loop(tf, sess,
+    cluster, args, model)`` times its steps; the result is printed as ``RESULT <json>``."""
     tf1 = common.import_tf()
     assert tf1 is not None, "TensorFlow is not installed"
     spec = json.loads(args.spec)
@@ -280,24 +290,27 @@ def _tf_task(args: argparse.Namespace) -> None:
     if args.job == "ps":
         server.join()
         return
-    x, y, train_op, _ = build_model(tf1, cluster, args.task)
+    model = build(tf1, cluster, args.task)
     with tf1.Session(server.target, config=config) as sess:
         if args.task == 0:
             sess.run(tf1.global_variables_initializer())
         else:
             _wait_initialized(tf1, sess)
-        result = _run_loop(sess, x, y, train_op, args.task, len(spec["worker"]),
-                           args.barrier, args.warmup, args.window, args.windows)
+        result = loop(tf1, sess, cluster, args, model)
     print("RESULT " + json.dumps(result), flush=True)
     # Leave without tearing down the gRPC server (it would wait on the ps).
     os._exit(0)
 
 
 def run_tensorflow(n_workers: int, warmup: int, window_s: float,
-                   windows: int, timeout: float = 300.0) -> list[float]:
-    ports = common.free_ports(1 + n_workers)
-    spec = {"ps": [f"127.0.0.1:{ports[0]}"],
-            "worker": [f"127.0.0.1:{p}" for p in ports[1:]]}
+                   windows: int, timeout: float = 300.0, module: str = "bench.dist",
+                   n_ps: int = 1, extra: tuple[str, ...] = ()) -> list[float]:
+    """Aggregate steps/s per window of ``module``'s ``tf-task`` (this module's digits MLP
+    by default) on ``n_ps`` ps and ``n_workers`` worker TF servers; ``extra`` arguments go
+    to every task."""
+    ports = common.free_ports(n_ps + n_workers)
+    spec = {"ps": [f"127.0.0.1:{p}" for p in ports[:n_ps]],
+            "worker": [f"127.0.0.1:{p}" for p in ports[n_ps:]]}
     barrier = tempfile.mkdtemp(prefix="tf-bench-barrier-")
     env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2")
     root = str(Path(__file__).resolve().parents[1])
@@ -305,17 +318,18 @@ def run_tensorflow(n_workers: int, warmup: int, window_s: float,
     procs: list[subprocess.Popen] = []
 
     def spawn(job: str, task: int) -> subprocess.Popen:
-        cmd = [sys.executable, "-m", "bench.dist", "tf-task", "--spec", json.dumps(spec),
+        cmd = [sys.executable, "-m", module, "tf-task", "--spec", json.dumps(spec),
                "--job", job, "--task", str(task), "--barrier", barrier,
                "--warmup", str(warmup), "--window", str(window_s),
-               "--windows", str(windows)]
+               "--windows", str(windows), *extra]
         p = subprocess.Popen(cmd, cwd=root, env=env, stdout=subprocess.PIPE,
                              stderr=subprocess.PIPE, text=True, start_new_session=True)
         procs.append(p)
         return p
 
     try:
-        spawn("ps", 0)
+        for i in range(n_ps):
+            spawn("ps", i)
         workers = [spawn("worker", i) for i in range(n_workers)]
         results = []
         deadline = time.time() + timeout
@@ -382,7 +396,7 @@ def rows_for(workload: str, case: str, n_workers: int, cfg: common.Config,
     return rows + skipped
 
 
-def main(argv: list[str] | None = None) -> None:
+def tf_task_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser()
     p.add_argument("mode", choices=["tf-task"])
     p.add_argument("--spec", required=True)
@@ -392,7 +406,11 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--warmup", type=int, default=10)
     p.add_argument("--window", type=float, default=2.0)
     p.add_argument("--windows", type=int, default=5)
-    _tf_task(p.parse_args(argv))
+    return p
+
+
+def main(argv: list[str] | None = None) -> None:
+    tf_task(tf_task_parser().parse_args(argv))
 
 
 if __name__ == "__main__":

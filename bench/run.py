@@ -25,7 +25,8 @@ from typing import Any
 
 from bench import common
 
-WORKLOADS = ["tiny", "mlp", "convnet", "matmul", "ps_async", "transfer", "scaling", "gpu"]
+WORKLOADS = ["tiny", "mlp", "convnet", "matmul", "ps_async", "transfer", "scaling", "embedding",
+             "gpu"]
 MODULES = {"tiny": "bench.overhead"}
 DEFAULT_OUT = "bench/results.json"
 
