@@ -7,7 +7,8 @@ Workloads (each a module of this package): tiny (Session.run overhead), mlp (tra
 steps vs TF and a numpy floor), convnet (TF's deep MNIST tutorial step, and with
 histogram summaries, vs TF), matmul (GFLOP/s of a 2048^3 matmul chain), ps_async
 (1 ps + 2 workers async SGD vs TF gRPC), transfer (64 MiB ps->worker vs raw Ray),
-scaling (1/2/4 workers), gpu (CuPy; skipped without a GPU).  Anchors that are not
+scaling (1/2/4 workers), embedding (2M x 64 table on 4 ps + 2 workers, vs 20k rows and TF
+gRPC), gpu (CuPy; skipped without a GPU).  Anchors that are not
 installed give "skipped" rows.  Ratios are graphcore/anchor of the medians.  Wrap runs
 that start Ray on a shared machine in ``flock /tmp/gc-ray.lock``.
 """
