@@ -1,13 +1,15 @@
-"""A chaos loop: a random task actor is killed every few seconds while
+"""A chaos loop: a random task actor is killed again and again while
 MonitoredTrainingSession trains on Ray.  The run ends at the right global step, with
 the accuracy (and weights) of an undisturbed run, in bounded time; afterwards no task
 actor or placement group of the cluster is left and the object store is back to its
 starting use (ray_runtime/master.py, graphcore/train/monitored_session.py).
 
-CI runs a short loop (3 kills, well under 30 s); GRAPHCORE_CHAOS_LONG=1 runs a long
-one (a kill every 10 s through 1000 steps, up to 30 minutes; a recovery takes a few
-seconds on a loaded machine, so kills much closer together leave little time to train
-between them).
+A killer thread strikes at a random moment (mid-step, mid-save) once the session has
+run a given number of steps since it last (re)started: a recovery itself takes
+seconds, so kills on a fixed clock would leave a fast machine untouched and a slow
+one no time to train.  CI runs a short loop (3 kills, well under 30 s);
+GRAPHCORE_CHAOS_LONG=1 runs a long one (1000 steps, a kill 40 steps after each
+recovery: some 25-30 kills, a few minutes).
 """
 
 import os
@@ -23,7 +25,7 @@ import ray_runtime
 
 LONG = os.environ.get("GRAPHCORE_CHAOS_LONG") == "1"
 LAST_STEP = 1000 if LONG else 120
-KILL_EVERY = 10.0 if LONG else 1.5
+KILL_AFTER_STEPS = 40 if LONG else 15
 MAX_KILLS = 10_000 if LONG else 3
 CLUSTER = {"ps": 2, "worker": 1}
 TASKS = ["ps/0", "ps/1", "worker/0"]
@@ -74,25 +76,45 @@ def _store_bytes_used(ray):
         .object_store_bytes_used
 
 
-class Killer(threading.Thread):
-    """Kills a random task actor of ``cluster_name`` every ``every`` seconds."""
+class Killer(threading.Thread, tf.train.SessionRunHook):
+    """Kills a random task actor of ``cluster_name`` at a random moment once the
+    session has run ``after_steps`` steps since it (re)started; as a hook it counts
+    them."""
 
-    def __init__(self, ray, cluster_name, every, seed):
+    def __init__(self, ray, cluster_name, after_steps, seed):
         super().__init__(daemon=True)
         self.ray = ray
         self.cluster_name = cluster_name
-        self.every = every
+        self.after_steps = after_steps
         self.rng = random.Random(seed)
         self.stop = threading.Event()
+        self.due = threading.Event()
+        self.steps_up = 0
         self.kills = []
 
+    def after_create_session(self, session, coord):
+        self.steps_up = 0
+
+    def after_run(self, run_context, run_values):
+        self.steps_up += 1
+        if self.steps_up == self.after_steps:
+            self.due.set()
+
     def run(self):
-        while not self.stop.wait(self.every) and len(self.kills) < MAX_KILLS:
+        while len(self.kills) < MAX_KILLS:
+            while not self.due.wait(0.05):
+                if self.stop.is_set():
+                    return
+            self.due.clear()
+            # Anywhere in the next step or two: mid-step, mid-save, between steps.
+            if self.stop.wait(self.rng.uniform(0, 0.1)):
+                return
             task = self.rng.choice(TASKS)
             try:
                 actor = self.ray.get_actor(f"graphcore/{self.cluster_name}/{task}",
                                            namespace="graphcore")
-            except ValueError:  # between a death and its replacement
+            except ValueError:  # between a death and its replacement: try again
+                self.due.set()
                 continue
             self.ray.kill(actor, no_restart=True)
             self.kills.append((time.time(), task))
@@ -111,13 +133,13 @@ def test_chaos_loop(ray_cluster, cluster_name, tmp_path):
 
     actors.set_placement_strategy(cluster_name, "SPREAD")
     seed = random.randrange(1 << 30)
-    killer = Killer(ray_cluster, cluster_name, KILL_EVERY, seed)
+    killer = Killer(ray_cluster, cluster_name, KILL_AFTER_STEPS, seed)
     steps = 0
     with tf.train.MonitoredTrainingSession(
             master=f"ray://auto?cluster={cluster_name}", config=config,
             checkpoint_dir=str(tmp_path), save_checkpoint_steps=10,
             save_summaries_steps=None, log_step_count_steps=0,
-            hooks=[tf.train.StopAtStepHook(last_step=LAST_STEP)]) as sess:
+            hooks=[killer, tf.train.StopAtStepHook(last_step=LAST_STEP)]) as sess:
         killer.start()
         while not sess.should_stop():
             global_step = sess.run([train, step])[1]
@@ -132,7 +154,7 @@ def test_chaos_loop(ray_cluster, cluster_name, tmp_path):
         final = sess.run([w, b])
     elapsed = time.time() - started
     kills = len(killer.kills)
-    assert kills >= (10 if LONG else MAX_KILLS), (seed, killer.kills)
+    assert kills >= (20 if LONG else MAX_KILLS), (seed, killer.kills)
     # Every kill that hit a live step made one recovery (a kill of an actor no step had
     # touched yet, or one landing during a recovery, may be absorbed by it).
     assert 1 <= recoveries <= kills, (seed, recoveries, killer.kills)
