@@ -44,11 +44,15 @@ def connect(target: str) -> None:
 
 
 def _start_embedded() -> None:
-    """Starts a local cluster: Ray's token authentication on (``RAY_AUTH_MODE=token``
-    unless the environment chose otherwise), the dashboard off unless
-    ``GRAPHCORE_RAY_DASHBOARD=1``, and then on 127.0.0.1 only."""
+    """Starts a local cluster: Ray's token authentication on (Ray turns it on for a new
+    local cluster unless ``RAY_AUTH_MODE`` chose otherwise, and makes a token when there
+    is none), the dashboard off unless ``GRAPHCORE_RAY_DASHBOARD=1``, and then on
+    127.0.0.1 only."""
     num_cpus = int(os.environ.get("GRAPHCORE_RAY_CPUS", os.cpu_count() or 2))
-    mode = os.environ.setdefault("RAY_AUTH_MODE", "token")
+    # Not set here: Ray reads the mode into this process's config when it turns it on
+    # itself; a mode set in the environment by us would reach only the cluster's
+    # processes, and this driver could not authenticate to them.
+    mode = os.environ.get("RAY_AUTH_MODE", "token")
     if mode.lower() != "token":
         _log.warning("RAY_AUTH_MODE=%s: the embedded Ray cluster starts without token "
                      "authentication; anyone who can reach its ports can run code on it",
