@@ -63,6 +63,20 @@ def calls_for(fn: Callable[[], Any], target_s: float, max_n: int = 100_000) -> i
     return int(max(1, min(max_n, target_s / dt)))
 
 
+def cycling_steps(model: Any, batches: list) -> Callable[[], None]:
+    """A step function: ``model.step(x, y)`` on the next (x, y) of ``batches``, in a
+    cycle."""
+    state = {"i": 0}
+    k = len(batches)
+
+    def fn() -> None:
+        x, y = batches[state["i"] % k]
+        state["i"] += 1
+        model.step(x, y)
+
+    return fn
+
+
 def interleaved(fns: dict[str, Callable[[], Any]], warmup: int, repeats: int,
                 n: int | dict[str, int] = 1) -> dict[str, list[float]]:
     """Seconds per call of each function: ``warmup`` calls each, then ``repeats`` rounds

@@ -138,18 +138,6 @@ class DeepMNIST:
         self.sess.close()
 
 
-def _stepper(model: DeepMNIST, batches: list) -> Callable[[], None]:
-    state = {"i": 0}
-    k = len(batches)
-
-    def fn() -> None:
-        x, y = batches[state["i"] % k]
-        state["i"] += 1
-        model.step(x, y)
-
-    return fn
-
-
 def make_model(impl: str, case: str, quick: bool) -> tuple[DeepMNIST, list, str]:
     batches = make_data(QUICK_BATCH if quick else BATCH)
     if impl == "graphcore":
@@ -170,7 +158,7 @@ def make_impl(impl: str, case: str, quick: bool) -> tuple[Callable[[], None], di
     batch's loss for the parent to cross-check."""
     model, batches, note = make_model(impl, case, quick)
     x0, y0 = batches[0]
-    return _stepper(model, batches), {"loss": model.first_loss(x0, y0), "blas": note}
+    return common.cycling_steps(model, batches), {"loss": model.first_loss(x0, y0), "blas": note}
 
 
 def run(cfg: common.Config) -> list[dict[str, Any]]:

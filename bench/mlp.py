@@ -190,18 +190,6 @@ class NumpyMLP:
 # -- the workload -------------------------------------------------------------------------
 
 
-def _stepper(model: Any, batches: list) -> Callable[[], None]:
-    state = {"i": 0}
-    k = len(batches)
-
-    def fn() -> None:
-        x, y = batches[state["i"] % k]
-        state["i"] += 1
-        model.step(x, y)
-
-    return fn
-
-
 def make_impl(impl: str, case: str, quick: bool) -> tuple[Callable[[], None], dict[str, Any]]:
     """One implementation of one case, built in its benchmark child; its info carries the
     first step's loss (before the update) for the parent to cross-check."""
@@ -224,7 +212,7 @@ def make_impl(impl: str, case: str, quick: bool) -> tuple[Callable[[], None], di
         model = GraphMLP(tf1, sizes, batch, opt, lr, params)
         blas = f"TF_ENABLE_ONEDNN_OPTS={os.environ.get('TF_ENABLE_ONEDNN_OPTS', 'default')}"
     x0, y0 = batches[0]
-    return _stepper(model, batches), {"loss": model.step_loss(x0, y0), "blas": blas}
+    return common.cycling_steps(model, batches), {"loss": model.step_loss(x0, y0), "blas": blas}
 
 
 def run(cfg: common.Config) -> list[dict[str, Any]]:

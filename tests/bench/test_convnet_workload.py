@@ -7,7 +7,7 @@ import glob
 import numpy as np
 import pytest
 
-from bench import convnet
+from bench import common, convnet
 
 
 def test_convnet_summaries_step_writes_every_histogram():
@@ -16,7 +16,7 @@ def test_convnet_summaries_step_writes_every_histogram():
 
     model, batches, _ = convnet.make_model("graphcore", "summaries", quick=True)
     try:
-        step = convnet._stepper(model, batches)
+        step = common.cycling_steps(model, batches)
         for _ in range(3):
             step()
         model.writer.flush()
@@ -47,7 +47,7 @@ def test_convnet_first_loss_matches_tf():
         try:
             x, y = batches[0]
             losses.append(model.first_loss(x, y))
-            convnet._stepper(model, batches)()
+            common.cycling_steps(model, batches)()
         finally:
             model.close()
     assert np.isclose(losses[0], losses[1], rtol=1e-4)
