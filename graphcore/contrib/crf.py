@@ -100,8 +100,9 @@ def crf_binary_score(tag_indices: Any, sequence_lengths: Any, transition_params:
     return math_ops.reduce_sum(binary_scores * truncated_masks, 1)
 
 
-class CrfForwardRnnCell(RNNCell):
-    """One step of the forward algorithm: ``alpha' = inputs + logsumexp(alpha + T)``."""
+class _TransitionCell(RNNCell):
+    """A step over tags with the [num_tags, num_tags] transition scores broadcast over
+    the batch; state and output are num_tags wide."""
 
     def __init__(self, transition_params: Any) -> None:
         super().__init__()
@@ -111,8 +112,16 @@ class CrfForwardRnnCell(RNNCell):
     state_size = property(lambda self: self._num_tags)
     output_size = property(lambda self: self._num_tags)
 
+    def _scores(self, state: Any) -> Any:
+        """score[b, i, j]: the state's score of tag i plus the transition i -> j."""
+        return array_ops.expand_dims(state, 2) + self._transition_params
+
+
+class CrfForwardRnnCell(_TransitionCell):
+    """One step of the forward algorithm: ``alpha' = inputs + logsumexp(alpha + T)``."""
+
     def __call__(self, inputs: Any, state: Any, scope: Any = None) -> tuple:
-        transition_scores = array_ops.expand_dims(state, 2) + self._transition_params
+        transition_scores = self._scores(state)
         new_alphas = inputs + elementwise_ops.reduce_logsumexp(transition_scores, [1])
         return new_alphas, new_alphas
 
@@ -170,19 +179,11 @@ def viterbi_decode(score: np.ndarray, transition_params: np.ndarray) -> tuple:
     return viterbi, np.max(trellis[-1])
 
 
-class CrfDecodeForwardRnnCell(RNNCell):
+class CrfDecodeForwardRnnCell(_TransitionCell):
     """One Viterbi step: the best previous tag per tag (output) and the best scores."""
 
-    def __init__(self, transition_params: Any) -> None:
-        super().__init__()
-        self._transition_params = array_ops.expand_dims(transition_params, 0)
-        self._num_tags = shape_lib.dimension_value(transition_params.shape[0])
-
-    state_size = property(lambda self: self._num_tags)
-    output_size = property(lambda self: self._num_tags)
-
     def __call__(self, inputs: Any, state: Any, scope: Any = None) -> tuple:
-        transition_scores = array_ops.expand_dims(state, 2) + self._transition_params
+        transition_scores = self._scores(state)
         new_state = inputs + math_ops.reduce_max(transition_scores, [1])
         backpointers = math_ops.cast(math_ops.argmax(transition_scores, 1), dtypes_lib.int32)
         return backpointers, new_state
