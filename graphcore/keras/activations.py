@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from graphcore.framework import ops as ops_lib
+from graphcore.keras import custom_objects
 from graphcore.ops import math_ops, nn_activation_ops, nn_ops
 
 __all__ = ["elu", "exponential", "get", "hard_sigmoid", "linear", "relu", "selu", "serialize",
@@ -88,6 +89,9 @@ def get(identifier: Any) -> Any:
     if identifier is None:
         return linear
     if isinstance(identifier, str):
+        custom = custom_objects.lookup(identifier)
+        if custom is not None:
+            return custom
         if identifier not in _BY_NAME:
             raise ValueError(f"Unknown activation function: '{identifier}'. Please ensure you "
                              "are using a `keras.utils.custom_object_scope` and that this "

@@ -23,10 +23,10 @@ __all__ = [
 ]
 
 
-def _keras_args(kwargs: dict) -> dict:
-    """Keras' string/None arguments as tf.layers takes them."""
-    out = dict(kwargs)
-    for key, value in kwargs.items():
+def _keras_args(kwargs: dict, defaults: dict) -> dict:
+    """Keras' string/None arguments (and Keras' defaults) as tf.layers takes them."""
+    out = dict(defaults, **kwargs)
+    for key, value in list(out.items()):
         if key.endswith("_initializer"):
             out[key] = initializers.get(value)
         elif key.endswith("_regularizer"):
@@ -38,21 +38,43 @@ def _keras_args(kwargs: dict) -> dict:
     return out
 
 
-def _keras_conv(base: type, doc: str) -> type:
-    def __init__(self: Any, filters: int, kernel_size: Any, *args: Any, **kwargs: Any) -> None:
-        # Keras' Layer.__init__ first: it takes input_shape & co., then goes on to base's.
-        Layer.__init__(self, filters, kernel_size, *args, **_keras_args(kwargs))
+_CONV_KEYS = ("filters", "kernel_size", "strides", "padding", "data_format", "dilation_rate",
+              "groups", "activation", "use_bias", "kernel_initializer", "bias_initializer",
+              "kernel_regularizer", "bias_regularizer", "activity_regularizer",
+              "kernel_constraint", "bias_constraint")
 
-    return type(base.__name__, (Layer, base), {"__init__": __init__, "__doc__": doc,
-                                               "__module__": __name__})
+
+def _keras_conv(base: type, doc: str, extra_keys: tuple = ()) -> type:
+    defaults = {key: "glorot_uniform" for key in ("kernel_initializer",) + tuple(
+        k for k in extra_keys if k.endswith("_initializer"))}
+    defaults.update(bias_initializer="zeros", activation=None)
+
+    def __init__(self: Any, filters: int, kernel_size: Any, *args: Any, **kwargs: Any) -> None:
+        if kwargs.pop("groups", 1) != 1:
+            raise NotImplementedError("grouped Keras convolutions (groups > 1) are not "
+                                      "implemented in graphcore")
+        if kwargs.get("output_padding", None) is None:
+            kwargs.pop("output_padding", None)
+        # Keras' Layer.__init__ first: it takes input_shape & co., then goes on to base's.
+        Layer.__init__(self, filters, kernel_size, *args, **_keras_args(kwargs, defaults))
+
+    return type(base.__name__, (Layer, base), {
+        "__init__": __init__, "__doc__": doc, "__module__": __name__,
+        "_config_keys": _CONV_KEYS + extra_keys,
+        "_config_defaults": {"groups": 1, "output_padding": None}})
 
 
 Conv1D = _keras_conv(convolutional.Conv1D, "1-D convolution (temporal).")
 Conv2D = _keras_conv(convolutional.Conv2D, "2-D convolution (spatial, over images).")
 Conv2DTranspose = _keras_conv(convolutional.Conv2DTranspose,
-                              "Transposed 2-D convolution (deconvolution).")
+                              "Transposed 2-D convolution (deconvolution).",
+                              ("output_padding",))
 SeparableConv2D = _keras_conv(convolutional.SeparableConv2D,
-                              "Depthwise then pointwise 2-D convolution.")
+                              "Depthwise then pointwise 2-D convolution.",
+                              ("depth_multiplier", "depthwise_initializer",
+                               "pointwise_initializer", "depthwise_regularizer",
+                               "pointwise_regularizer", "depthwise_constraint",
+                               "pointwise_constraint"))
 
 
 def _keras_pool(base: type, rank: int, doc: str) -> type:
@@ -62,8 +84,10 @@ def _keras_pool(base: type, rank: int, doc: str) -> type:
         Layer.__init__(self, pool_size, strides, padding=padding,
                        data_format=data_format or K.image_data_format(), **kwargs)
 
-    return type(base.__name__, (Layer, base), {"__init__": __init__, "__doc__": doc,
-                                               "__module__": __name__})
+    return type(base.__name__, (Layer, base), {
+        "__init__": __init__, "__doc__": doc, "__module__": __name__,
+        "_config_keys": ("pool_size", "padding", "strides", "data_format"),
+        "_has_build_config": False})
 
 
 MaxPooling1D = _keras_pool(pooling.MaxPooling1D, 1, "Max pooling over [N, W, C].")
@@ -77,6 +101,7 @@ class _GlobalPooling(Layer):
     """Reduces the spatial axes (mean or max)."""
 
     rank = 2
+    _config_keys = ("data_format", "keepdims")
 
     def __init__(self, data_format: str | None = None, keepdims: bool = False,
                  **kwargs: Any) -> None:
@@ -119,8 +144,10 @@ def _spatial_axes(data_format: str, rank: int) -> list:
 class ZeroPadding2D(Layer):
     """Pads rows and columns with zeros: an int, (rows, cols) or ((top, bottom), (left,
     right))."""
+    _has_build_config = False
 
     rank = 2
+    _config_keys = ("padding", "data_format")
 
     def __init__(self, padding: Any = (1, 1), data_format: str | None = None,
                  **kwargs: Any) -> None:
@@ -144,6 +171,7 @@ class ZeroPadding2D(Layer):
 
 class ZeroPadding1D(ZeroPadding2D):
     rank = 1
+    _config_keys = ("padding",)
 
     def __init__(self, padding: Any = 1, **kwargs: Any) -> None:
         super().__init__(padding=padding if not isinstance(padding, int) else (padding,
@@ -153,6 +181,9 @@ class ZeroPadding1D(ZeroPadding2D):
 
 class UpSampling2D(Layer):
     """Repeats rows and columns ``size`` times (nearest) or resizes bilinearly."""
+    _has_build_config = False
+
+    _config_keys = ("size", "data_format", "interpolation")
 
     def __init__(self, size: Any = (2, 2), data_format: str | None = None,
                  interpolation: str = "nearest", **kwargs: Any) -> None:
@@ -184,6 +215,9 @@ class UpSampling2D(Layer):
 
 class UpSampling1D(Layer):
     """Repeats each time step ``size`` times."""
+    _has_build_config = False
+
+    _config_keys = ("size",)
 
     def __init__(self, size: int = 2, **kwargs: Any) -> None:
         super().__init__(**kwargs)

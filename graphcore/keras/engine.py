@@ -21,13 +21,15 @@ from graphcore.framework import dtypes as dtypes_lib
 from graphcore.framework import nest
 from graphcore.framework import ops as ops_lib
 from graphcore.framework.tensor_conversion import convert_to_tensor
+from graphcore.keras import activations, initializers, regularizers
 from graphcore.keras import backend as K
-from graphcore.keras import initializers
+from graphcore.keras import custom_objects as custom_lib
 from graphcore.layers import base as base_layer
 from graphcore.ops import array_ops
 from graphcore.ops import variables as variables_lib
 
-__all__ = ["Input", "InputLayer", "InputSpec", "Layer", "Node", "keras_history"]
+__all__ = ["Input", "InputLayer", "InputSpec", "Layer", "Node", "deserialize_layer",
+           "keras_history", "serialize_layer"]
 
 InputSpec = base_layer.InputSpec
 _NODE_COUNTER = itertools.count()
@@ -55,8 +57,22 @@ def _set_history(tensor: Any, history: tuple) -> None:
     tensor.graph.__dict__.setdefault("_keras_history", {})[tensor] = history
 
 
+_KERAS_CLASSES: dict = {}
+
+
 class Layer(base_layer.Layer):
     """tf.keras.layers.Layer: ``build(input_shape)``, ``call(inputs)``, ``add_weight``."""
+
+    _build_input_shape = None
+    # False for the classes whose Keras versions have no ``build`` of their own: Keras
+    # writes no ``build_config`` for them.
+    _has_build_config = True
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        # Keras' own classes, by the names configs use (deserialize_layer).
+        if cls.__module__.startswith("graphcore.keras") and not cls.__name__.startswith("_"):
+            _KERAS_CLASSES.setdefault(cls.__name__, cls)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         batch_input_shape = kwargs.pop("batch_input_shape", None)
@@ -147,6 +163,9 @@ class Layer(base_layer.Layer):
                         else K.floatx()
                 self.build(nest.map_structure(lambda x: x.shape, inputs))
                 self.built = True
+                self._build_input_shape = nest.map_structure(
+                    lambda x: tuple(x.shape.as_list()) if x.shape.ndims is not None
+                    else None, inputs)
             outputs = self.call(inputs, *args, **kwargs)
             if outputs is None:
                 raise ValueError("A layer's `call` method should return a Tensor or a "
@@ -186,20 +205,118 @@ class Layer(base_layer.Layer):
     def output_shape(self) -> Any:
         return nest.map_structure(lambda t: tuple(t.shape.as_list()), self.output)
 
+    @property
+    def activity_regularizer(self) -> Any:
+        return self._activity_regularizer
+
+    @activity_regularizer.setter
+    def activity_regularizer(self, regularizer: Any) -> None:
+        self._activity_regularizer = regularizer
+
+    # -- config -------------------------------------------------------------------------
+    # The keys a layer class adds to the base config (Keras' get_config), read from the
+    # layer's attributes of the same names; ``_config_defaults`` for the keys the layer
+    # keeps no attribute for.
+    _config_keys: tuple = ()
+    _config_defaults: dict = {}
+
     def get_config(self) -> dict:
-        config = {"name": self.name, "trainable": self.trainable, "dtype": self.dtype}
+        """Keras' config: name, trainable, batch_input_shape (when given), dtype and the
+        class's arguments, initializers/regularizers as their Keras configs and
+        activations by name."""
+        _check_config_overridden(self)
+        config = {"name": self.name, "trainable": self.trainable}
         if self._batch_input_shape is not None:
             config["batch_input_shape"] = self._batch_input_shape
+        config["dtype"] = self.dtype or K.floatx()
+        for key in self._config_keys:
+            value = getattr(self, key) if hasattr(self, key) else self._config_defaults[key]
+            config[key] = serialize_argument(key, value)
         return config
+
+    @classmethod
+    def from_config(cls, config: dict) -> Layer:
+        return cls(**config)
+
+
+_BASE_INIT_ARGS = {"self", "trainable", "name", "dtype", "dynamic", "kwargs"}
+
+
+def _check_config_overridden(layer: Layer) -> None:
+    """As Keras: a layer class of the user's whose ``__init__`` takes arguments must
+    define its own ``get_config``."""
+    cls = type(layer)
+    for klass in cls.__mro__:
+        if klass.__module__.startswith("graphcore."):
+            return
+        if "get_config" in klass.__dict__:
+            return
+        if "__init__" in klass.__dict__:
+            extra = [p for p in inspect.signature(klass.__init__).parameters
+                     if p not in _BASE_INIT_ARGS]
+            if extra:
+                raise NotImplementedError(
+                    f"Layer {cls.__name__} has arguments {extra}\nin `__init__` and "
+                    "therefore must override `get_config()`.")
+
+
+def serialize_argument(key: str, value: Any) -> Any:
+    """A layer argument as Keras writes it in a config."""
+    if key.endswith("_initializer"):
+        return initializers.serialize(value)
+    if key.endswith("_regularizer"):
+        return regularizers.serialize(value)
+    if key.endswith("_constraint"):
+        if value is None:
+            return None
+        return {"module": "keras.constraints", "class_name": type(value).__name__,
+                "config": value.get_config(), "registered_name": None}
+    if key in ("activation", "recurrent_activation"):
+        return activations.serialize(value)
+    if isinstance(value, (np.ndarray, np.generic)):
+        return value.tolist()
+    return value
+
+
+def serialize_layer(layer: Layer) -> dict:
+    """``{"module", "class_name", "config", "registered_name"[, "build_config"]}``, as
+    Keras' serialize_keras_object writes a layer."""
+    out = {"module": "keras.layers", "class_name": type(layer).__name__,
+           "config": layer.get_config(), "registered_name": None}
+    if layer._build_input_shape is not None and layer._has_build_config:
+        out["build_config"] = {"input_shape": layer._build_input_shape}
+    return out
+
+
+def deserialize_layer(config: dict, custom_objects: dict | None = None) -> Layer:
+    """The layer (or model) a ``{"class_name", "config"}`` dict describes."""
+    name = config["class_name"]
+    cls = (custom_objects or {}).get(name) or custom_lib.lookup(name) or \
+        _KERAS_CLASSES.get("Model" if name == "Functional" else name)
+    if cls is None:
+        raise ValueError(f"Unknown layer: '{name}'. Please ensure you are using a "
+                         "`keras.utils.custom_object_scope` and that this object is "
+                         "included in the scope. See https://www.tensorflow.org/guide/"
+                         "keras/save_and_serialize#registering_the_custom_object for "
+                         "details.")
+    with custom_lib.CustomObjectScope(custom_objects or {}):
+        if "custom_objects" in inspect.signature(cls.from_config).parameters:
+            return cls.from_config(config["config"], custom_objects=custom_objects)
+        return cls.from_config(config["config"])
 
 
 class InputLayer(Layer):
     """The placeholder a functional model starts from (``input_1``, ``input_2``...)."""
 
+    _has_build_config = False
+
     def __init__(self, input_shape: Any = None, batch_size: int | None = None,
                  dtype: Any = None, input_tensor: Any = None, sparse: bool = False,
                  name: str | None = None, **kwargs: Any) -> None:
         batch_input_shape = kwargs.pop("batch_input_shape", None)
+        if kwargs.pop("ragged", False):
+            raise NotImplementedError("ragged Keras inputs are not implemented in graphcore")
+        kwargs.pop("optional", None)
         if sparse:
             raise NotImplementedError("sparse Keras inputs are not implemented in graphcore")
         if name is None:
@@ -223,7 +340,7 @@ class InputLayer(Layer):
 
     def get_config(self) -> dict:
         return {"batch_input_shape": self._batch_input_shape, "dtype": self.dtype,
-                "sparse": False, "name": self.name}
+                "sparse": False, "ragged": False, "name": self.name, "optional": False}
 
 
 def Input(shape: Any = None, batch_size: int | None = None, name: str | None = None,  # noqa: N802

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from graphcore.keras import custom_objects
 from graphcore.ops import init_ops
 from graphcore.ops.init_ops import (
     Constant,
@@ -17,16 +18,13 @@ from graphcore.ops.init_ops import (
     Orthogonal,
     VarianceScaling,
     Zeros,
-    he_normal,
-    he_uniform,
-    lecun_normal,
-    lecun_uniform,
 )
 
-__all__ = ["Constant", "GlorotNormal", "GlorotUniform", "Identity", "Initializer", "Ones",
+__all__ = ["Constant", "GlorotNormal", "GlorotUniform", "HeNormal", "HeUniform", "Identity",
+           "Initializer", "LecunNormal", "LecunUniform", "Ones",
            "Orthogonal", "RandomNormal", "RandomUniform", "TruncatedNormal", "VarianceScaling",
            "Zeros", "get", "glorot_normal", "glorot_uniform", "he_normal", "he_uniform",
-           "lecun_normal", "lecun_uniform", "serialize", "constant", "identity", "ones",
+           "lecun_normal", "lecun_uniform", "serialize", "deserialize", "constant", "identity", "ones",
            "orthogonal", "random_normal", "random_uniform", "truncated_normal", "zeros"]
 
 
@@ -51,6 +49,26 @@ class TruncatedNormal(init_ops.TruncatedNormal):
         super().__init__(mean=mean, stddev=stddev, seed=seed, **kwargs)
 
 
+class HeNormal(VarianceScaling):
+    def __init__(self, seed: int | None = None) -> None:
+        super().__init__(2.0, "fan_in", "truncated_normal", seed)
+
+
+class HeUniform(VarianceScaling):
+    def __init__(self, seed: int | None = None) -> None:
+        super().__init__(2.0, "fan_in", "uniform", seed)
+
+
+class LecunNormal(VarianceScaling):
+    def __init__(self, seed: int | None = None) -> None:
+        super().__init__(1.0, "fan_in", "truncated_normal", seed)
+
+
+class LecunUniform(VarianceScaling):
+    def __init__(self, seed: int | None = None) -> None:
+        super().__init__(1.0, "fan_in", "uniform", seed)
+
+
 zeros = Zeros
 ones = Ones
 constant = Constant
@@ -61,6 +79,8 @@ random_normal = RandomNormal
 truncated_normal = TruncatedNormal
 glorot_uniform = GlorotUniform
 glorot_normal = GlorotNormal
+he_normal, he_uniform, lecun_normal, lecun_uniform = HeNormal, HeUniform, LecunNormal, \
+    LecunUniform
 
 _BY_NAME = {
     "zeros": Zeros, "ones": Ones, "constant": Constant, "identity": Identity,
@@ -68,8 +88,8 @@ _BY_NAME = {
     "normal": RandomNormal,
     "random_normal": RandomNormal, "truncated_normal": TruncatedNormal,
     "glorot_uniform": GlorotUniform, "glorot_normal": GlorotNormal,
-    "he_normal": he_normal, "he_uniform": he_uniform, "lecun_normal": lecun_normal,
-    "lecun_uniform": lecun_uniform, "variance_scaling": VarianceScaling,
+    "he_normal": HeNormal, "he_uniform": HeUniform, "lecun_normal": LecunNormal,
+    "lecun_uniform": LecunUniform, "variance_scaling": VarianceScaling,
 }
 for _name, _cls in list(_BY_NAME.items()):
     if isinstance(_cls, type):
@@ -83,16 +103,51 @@ def get(identifier: Any) -> Any:
     if isinstance(identifier, type):
         return identifier()
     if isinstance(identifier, dict):
-        return _BY_NAME[identifier["class_name"]](**identifier.get("config", {}))
+        return deserialize(identifier)
     if isinstance(identifier, str):
-        if identifier not in _BY_NAME:
-            raise ValueError(f"Unknown initializer: '{identifier}'. Please ensure you are "
-                             "using a `keras.utils.custom_object_scope` and that this object "
-                             "is included in the scope.")
-        return _BY_NAME[identifier]()
+        return _lookup(identifier)()
     raise ValueError(f"Could not interpret initializer identifier: {identifier}")
 
 
-def serialize(initializer: Any) -> dict:
-    return {"class_name": type(initializer).__name__,
-            "config": initializer.get_config() if hasattr(initializer, "get_config") else {}}
+# The keys of each class's Keras config (tf_keras' get_config), read from its attributes.
+_CONFIG_KEYS = {
+    "Zeros": (), "Ones": (), "Constant": ("value",),
+    "RandomUniform": ("minval", "maxval", "seed"),
+    "RandomNormal": ("mean", "stddev", "seed"), "TruncatedNormal": ("mean", "stddev", "seed"),
+    "VarianceScaling": ("scale", "mode", "distribution", "seed"),
+    "GlorotUniform": ("seed",), "GlorotNormal": ("seed",), "HeNormal": ("seed",),
+    "HeUniform": ("seed",), "LecunNormal": ("seed",), "LecunUniform": ("seed",),
+    "Orthogonal": ("gain", "seed"), "Identity": ("gain",),
+}
+
+
+def serialize(initializer: Any) -> dict | None:
+    """Keras' config of an initializer: ``{"module": "keras.initializers", "class_name":
+    ..., "config": ..., "registered_name": None}``."""
+    if initializer is None:
+        return None
+    name = type(initializer).__name__
+    if name in _CONFIG_KEYS:
+        config = {k: getattr(initializer, k) for k in _CONFIG_KEYS[name]}
+    elif hasattr(initializer, "get_config"):
+        config = initializer.get_config()
+    else:
+        raise ValueError(f"Cannot serialize initializer {initializer!r}: it has no "
+                         "`get_config`.")
+    return {"module": "keras.initializers", "class_name": name, "config": config,
+            "registered_name": None}
+
+
+def deserialize(config: dict, custom_objects: dict | None = None) -> Any:
+    name = config["class_name"]
+    cls = (custom_objects or {}).get(name) or _lookup(name)
+    return cls(**config.get("config", {}))
+
+
+def _lookup(name: str) -> Any:
+    cls = custom_objects.lookup(name) or _BY_NAME.get(name)
+    if cls is None:
+        raise ValueError(f"Unknown initializer: '{name}'. Please ensure you are using a "
+                         "`keras.utils.custom_object_scope` and that this object is "
+                         "included in the scope.")
+    return cls

@@ -7,6 +7,10 @@ Average, Maximum, Minimum)."""
 
 from __future__ import annotations
 
+import codecs
+import marshal
+import sys
+import types
 from typing import Any
 
 import numpy as np
@@ -15,6 +19,7 @@ from graphcore.framework import dtypes as dtypes_lib
 from graphcore.framework import tensor_shape as shape_lib
 from graphcore.keras import activations, initializers, regularizers
 from graphcore.keras import backend as K
+from graphcore.keras import custom_objects as custom_lib
 from graphcore.keras.convolutional import (
     AveragePooling1D,
     AveragePooling2D,
@@ -78,6 +83,11 @@ def _kernel_bias_kwargs(activation: Any, kernel_initializer: Any, bias_initializ
 class Dense(Layer, core.Dense):
     """``activation(dot(inputs, kernel) + bias)``; weights ``<name>/kernel``, ``/bias``."""
 
+    _config_keys = ("units", "activation", "use_bias", "kernel_initializer",
+                    "bias_initializer", "kernel_regularizer", "bias_regularizer",
+                    "activity_regularizer", "kernel_constraint", "bias_constraint")
+
+
     def __init__(self, units: int, activation: Any = None, use_bias: bool = True,
                  kernel_initializer: Any = "glorot_uniform", bias_initializer: Any = "zeros",
                  kernel_regularizer: Any = None, bias_regularizer: Any = None,
@@ -94,6 +104,11 @@ class Dense(Layer, core.Dense):
 class BatchNormalization(Layer, normalization.BatchNormalization):
     """Batch normalization; in training (the learning phase) its moving averages are
     updated by ``layer.updates``, which ``fit`` runs."""
+
+    _config_keys = ("axis", "momentum", "epsilon", "center", "scale", "beta_initializer",
+                    "gamma_initializer", "moving_mean_initializer",
+                    "moving_variance_initializer", "beta_regularizer", "gamma_regularizer",
+                    "beta_constraint", "gamma_constraint")
 
     def __init__(self, axis: Any = -1, momentum: float = 0.99, epsilon: float = 1e-3,
                  center: bool = True, scale: bool = True, beta_initializer: Any = "zeros",
@@ -125,12 +140,20 @@ GlobalMaxPool1D, GlobalMaxPool2D = GlobalMaxPooling1D, GlobalMaxPooling2D
 class Dropout(Layer, core.Dropout):
     """Drops a fraction ``rate`` of the inputs in the training phase."""
 
+    _config_keys = ("rate", "noise_shape", "seed")
+
 
 class Flatten(Layer, core.Flatten):
     """[N, ...] -> [N, prod(...)]."""
+    _has_build_config = False
+
+    _config_keys = ("data_format",)
 
 
 class Activation(Layer):
+    _has_build_config = False
+    _config_keys = ("activation",)
+
     def __init__(self, activation: Any, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.activation = activations.get(activation)
@@ -141,10 +164,13 @@ class Activation(Layer):
 
 class LeakyReLU(Layer):
     """``max(x, alpha * x)``."""
+    _has_build_config = False
+
+    _config_keys = ("alpha",)
 
     def __init__(self, alpha: float = 0.3, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self.alpha = float(alpha)
+        self.alpha = float(np.float32(alpha))
 
     def call(self, inputs: Any) -> Any:
         return nn_activation_ops.leaky_relu(inputs, alpha=self.alpha)
@@ -153,12 +179,16 @@ class LeakyReLU(Layer):
 class ReLU(Layer):
     """Rectified linear unit with optional ``max_value``, ``negative_slope`` and
     ``threshold``."""
+    _has_build_config = False
+
+    _config_keys = ("max_value", "negative_slope", "threshold")
 
     def __init__(self, max_value: float | None = None, negative_slope: float = 0.0,
                  threshold: float = 0.0, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self.max_value, self.negative_slope, self.threshold = \
-            max_value, negative_slope, threshold
+        self.max_value = None if max_value is None else float(np.float32(max_value))
+        self.negative_slope = float(np.float32(negative_slope))
+        self.threshold = float(np.float32(threshold))
 
     def call(self, inputs: Any) -> Any:
         return activations.relu(inputs, alpha=self.negative_slope, max_value=self.max_value,
@@ -166,6 +196,9 @@ class ReLU(Layer):
 
 
 class Softmax(Layer):
+    _has_build_config = False
+    _config_keys = ("axis",)
+
     def __init__(self, axis: int = -1, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.axis = axis
@@ -176,6 +209,9 @@ class Softmax(Layer):
 
 class Permute(Layer):
     """Permutes the non-batch dimensions (``dims`` counts from 1)."""
+    _has_build_config = False
+
+    _config_keys = ("dims",)
 
     def __init__(self, dims: Any, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -191,6 +227,9 @@ class Permute(Layer):
 
 class RepeatVector(Layer):
     """[N, F] -> [N, n, F]."""
+    _has_build_config = False
+
+    _config_keys = ("n",)
 
     def __init__(self, n: int, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -203,6 +242,9 @@ class RepeatVector(Layer):
 
 class Reshape(Layer):
     """Reshapes all but the batch dimension to ``target_shape`` (one -1 allowed)."""
+    _has_build_config = False
+
+    _config_keys = ("target_shape",)
 
     def __init__(self, target_shape: Any, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -239,16 +281,22 @@ class Reshape(Layer):
 class Embedding(Layer):
     """Rows of ``embeddings`` [input_dim, output_dim] looked up by integer inputs."""
 
+    _config_keys = ("input_dim", "output_dim", "embeddings_initializer",
+                    "embeddings_regularizer", "activity_regularizer", "embeddings_constraint",
+                    "mask_zero", "input_length")
+
     def __init__(self, input_dim: int, output_dim: int,
                  embeddings_initializer: Any = "uniform", embeddings_regularizer: Any = None,
                  activity_regularizer: Any = None, embeddings_constraint: Any = None,
                  mask_zero: bool = False, input_length: Any = None, **kwargs: Any) -> None:
-        if "input_shape" not in kwargs and input_length is not None:
-            kwargs["input_shape"] = (input_length,) if isinstance(input_length, int) \
-                else tuple(input_length)
+        if "input_shape" not in kwargs and "batch_input_shape" not in kwargs:
+            # As Keras: an Embedding always knows its input's rank.
+            kwargs["input_shape"] = (None,) if input_length is None else \
+                (input_length,) if isinstance(input_length, int) else tuple(input_length)
         if mask_zero:
             raise NotImplementedError("Embedding(mask_zero=True): Keras masking is not "
                                       "implemented in graphcore")
+        self.mask_zero = mask_zero
         super().__init__(activity_regularizer=regularizers.get(activity_regularizer), **kwargs)
         self.input_dim = int(input_dim)
         self.output_dim = int(output_dim)
@@ -272,6 +320,7 @@ class Embedding(Layer):
 
 class Lambda(Layer):
     """Wraps ``function(inputs, **arguments)`` as a layer."""
+    _has_build_config = False
 
     def __init__(self, function: Any, output_shape: Any = None, mask: Any = None,
                  arguments: dict | None = None, **kwargs: Any) -> None:
@@ -283,6 +332,64 @@ class Lambda(Layer):
     def call(self, inputs: Any, mask: Any = None, training: Any = None) -> Any:
         del mask, training
         return self.function(inputs, **self.arguments)
+
+    def get_config(self) -> dict:
+        """The function as Keras writes it: a lambda's marshalled code (base64), or a
+        named function's name, with its module."""
+        config = super().get_config()
+        for key, value, allow_raw in (("function", self.function, False),
+                                      ("output_shape", self._output_shape, True)):
+            if isinstance(value, types.LambdaType) and value.__name__ == "<lambda>":
+                config.update({key: _func_dump(value), f"{key}_type": "lambda"})
+            elif callable(value):
+                config.update({key: value.__name__, f"{key}_type": "function"})
+            elif allow_raw:
+                config.update({key: value, f"{key}_type": "raw"})
+            else:
+                raise ValueError(f"Invalid input for serialization, type: {type(value)} ")
+            module_key = "module" if key == "function" else "output_shape_module"
+            config[module_key] = getattr(value, "__module__", None) if callable(value) \
+                else None
+        config["arguments"] = self.arguments
+        return config
+
+    @classmethod
+    def from_config(cls, config: dict, custom_objects: dict | None = None) -> Lambda:
+        config = dict(config)
+        for key, module_key in (("function", "module"),
+                                ("output_shape", "output_shape_module")):
+            module = config.pop(module_key, None)
+            kind = config.pop(f"{key}_type", "raw")
+            scope = dict(sys.modules[module].__dict__) if module in sys.modules else {}
+            scope.update(custom_objects or {})
+            if kind == "lambda":
+                config[key] = _func_load(config[key], scope)
+            elif kind == "function":
+                name = config[key]
+                config[key] = custom_lib.lookup(name) or scope.get(name) or \
+                    activations.get(name)
+        config.pop("mask", None)
+        config.pop("mask_type", None)
+        config.pop("mask_module", None)
+        return cls(**config)
+
+
+def _func_dump(func: Any) -> tuple:
+    """``(base64 of the marshalled code, defaults, closure values)``, Keras' func_dump."""
+    code = codecs.encode(marshal.dumps(func.__code__), "base64").decode("ascii")
+    closure = tuple(c.cell_contents for c in func.__closure__) if func.__closure__ else None
+    return code, func.__defaults__, closure
+
+
+def _func_load(dumped: Any, scope: dict) -> Any:
+    code, defaults, closure = dumped
+    raw = codecs.decode(code.encode("ascii"), "base64")
+    code = marshal.loads(raw)
+    cells = None
+    if closure is not None:
+        cells = tuple(types.CellType(value) for value in closure)
+    return types.FunctionType(code, scope, code.co_name,
+                              tuple(defaults) if defaults is not None else None, cells)
 
 
 class _Merge(Layer):
@@ -353,6 +460,8 @@ class Minimum(_Merge):
 
 class Concatenate(_Merge):
     """Concatenates a list of tensors along ``axis``."""
+
+    _config_keys = ("axis",)
 
     def __init__(self, axis: int = -1, **kwargs: Any) -> None:
         super().__init__(**kwargs)

@@ -7,13 +7,14 @@ from typing import Any
 
 from graphcore.framework.tensor_conversion import convert_to_tensor
 from graphcore.keras import backend as K
+from graphcore.keras import custom_objects as custom_lib
 from graphcore.ops import math_ops
 
 __all__ = [
     "BinaryCrossentropy", "CategoricalCrossentropy", "Loss", "MAE", "MSE",
     "MeanAbsoluteError", "MeanSquaredError", "SparseCategoricalCrossentropy",
-    "binary_crossentropy", "categorical_crossentropy", "get", "mae", "mean_absolute_error",
-    "mean_squared_error", "mse", "sparse_categorical_crossentropy",
+    "binary_crossentropy", "categorical_crossentropy", "deserialize", "get", "mae", "mean_absolute_error",
+    "mean_squared_error", "mse", "serialize", "sparse_categorical_crossentropy",
 ]
 
 
@@ -69,7 +70,23 @@ class Loss:
                                       "in graphcore")
         self.fn = fn
         self.name = name
+        self.reduction = reduction
         self._fn_kwargs = kwargs
+
+    def get_config(self) -> dict:
+        return {"reduction": self.reduction, "name": self.name, "fn": self.fn.__name__,
+                **self._fn_kwargs}
+
+    @classmethod
+    def from_config(cls, config: dict) -> Loss:
+        config = dict(config)
+        config.pop("fn", None)
+        # Keras' defaults for arguments graphcore's losses do not take.
+        if config.get("axis", -1) == -1:
+            config.pop("axis", None)
+        if config.get("ignore_class") is None:
+            config.pop("ignore_class", None)
+        return cls(**config)
 
     def call(self, y_true: Any, y_pred: Any) -> Any:
         return self.fn(y_true, y_pred, **self._fn_kwargs)
@@ -122,6 +139,11 @@ _BY_NAME = {
 }
 
 
+_CLASSES = {cls.__name__: cls for cls in (
+    MeanSquaredError, MeanAbsoluteError, CategoricalCrossentropy,
+    SparseCategoricalCrossentropy, BinaryCrossentropy)}
+
+
 def get(identifier: Any) -> Any:
     """A loss function from its name, or the callable itself."""
     if isinstance(identifier, str):
@@ -133,6 +155,29 @@ def get(identifier: Any) -> Any:
     if callable(identifier):
         return identifier
     raise ValueError(f"Could not interpret loss function identifier: {identifier}")
+
+
+def serialize(loss: Any) -> Any:
+    """A loss as Keras' training config holds it: a name, or a Loss object's config."""
+    if isinstance(loss, Loss):
+        return {"class_name": type(loss).__name__, "config": loss.get_config()}
+    if isinstance(loss, str) or loss is None:
+        return loss
+    return loss.__name__
+
+
+def deserialize(config: Any, custom_objects: dict | None = None) -> Any:
+    if isinstance(config, dict):
+        name = config["class_name"]
+        cls = (custom_objects or {}).get(name) or custom_lib.lookup(name) or \
+            _CLASSES.get(name)
+        if cls is None:
+            raise ValueError(f"Unknown loss function: '{name}'. Please ensure you are "
+                             "using a `keras.utils.custom_object_scope` and that this object "
+                             "is included in the scope.")
+        return cls.from_config(config.get("config", {}))
+    custom = (custom_objects or {}).get(config) or custom_lib.lookup(config)
+    return custom if custom is not None else get(config)
 
 
 def per_sample(loss: Any) -> Any:

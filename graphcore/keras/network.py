@@ -8,19 +8,27 @@ VARIABLE_VALUE``) or as Keras' HDF5 weights file (with h5py), so both interchang
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import numpy as np
 
 from graphcore.framework import nest
 from graphcore.keras import backend as K
-from graphcore.keras.engine import InputLayer, Layer, keras_history
+from graphcore.keras.engine import (
+    InputLayer,
+    Layer,
+    deserialize_layer,
+    keras_history,
+    serialize_layer,
+)
 from graphcore.keras.layer_utils import print_summary
 from graphcore.layers import base as base_layer
 
 __all__ = ["Network"]
 
 _ATTRIBUTE_KEY = ".ATTRIBUTES/VARIABLE_VALUE"
+KERAS_VERSION = "2.21.0"  # the tf_keras whose file formats these are
 
 
 def _dedup(weights: list) -> list:
@@ -144,6 +152,81 @@ class Network(Layer):
         return nest.pack_sequence_as(self._nested_outputs,
                                      [values[id(x)] for x in self.outputs])
 
+    # -- config -----------------------------------------------------------------------------
+    def get_config(self) -> dict:
+        """Keras' functional config: each layer's config with its ``inbound_nodes``
+        (``[layer name, node index, tensor index, kwargs]`` per input, node indices
+        counted within this model), and the ``input_layers``/``output_layers``."""
+        if not self._is_graph_network:
+            name = type(self).__name__
+            raise NotImplementedError(f"Layer {name} has arguments in `__init__` and "
+                                      "therefore must override `get_config()`.")
+        kept = {id(la): [n for n in la._inbound_nodes if id(n) in self._network_node_ids]
+                for la in self.layers}
+        index = {id(n): i for nodes in kept.values() for i, n in enumerate(nodes)}
+
+        def ref(tensor: Any) -> list:
+            layer, node_index, tensor_index = keras_history(tensor)
+            return [layer.name, index[id(layer._inbound_nodes[node_index])], tensor_index]
+
+        layer_configs = []
+        for layer in self.layers:
+            entry = serialize_layer(layer)
+            if isinstance(layer, InputLayer):
+                entry.pop("build_config", None)
+            entry["name"] = layer.name
+            entry["inbound_nodes"] = [] if isinstance(layer, InputLayer) else [
+                [ref(x) + [_json_kwargs(node.kwargs)] for x in node.inputs]
+                for node in kept[id(layer)]]
+            layer_configs.append(entry)
+        return {"name": self.name, "trainable": self.trainable, "layers": layer_configs,
+                "input_layers": [ref(x) for x in self.inputs],
+                "output_layers": [ref(x) for x in self.outputs]}
+
+    @classmethod
+    def from_config(cls, config: dict, custom_objects: dict | None = None) -> Network:
+        """The functional model a get_config describes, its layers called again node by
+        node (a node waits until the nodes it takes inputs from exist)."""
+        created: dict = {}
+        pending: list = []
+        for layer_data in config["layers"]:
+            layer = deserialize_layer(layer_data, custom_objects)
+            created[layer_data["name"]] = layer
+            pending.extend((layer, node) for node in layer_data["inbound_nodes"])
+
+        def tensor(name: str, node_index: int, tensor_index: int) -> Any:
+            return created[name]._inbound_nodes[node_index].outputs[tensor_index]
+
+        while pending:
+            remaining: list = []
+            for layer, node_data in pending:
+                refs = [_node_ref(x) for x in node_data]
+                # A layer's nodes are made in their order: one waiting holds the rest.
+                if any(la is layer for la, _ in remaining) or any(
+                        len(created[name]._inbound_nodes) <= i for name, i, _, _ in refs):
+                    remaining.append((layer, node_data))
+                    continue
+                inputs = [tensor(name, i, t) for name, i, t, _ in refs]
+                layer(inputs[0] if len(inputs) == 1 else inputs, **refs[0][3])
+            if len(remaining) == len(pending):
+                raise ValueError("Cannot reconstruct the model: the inbound nodes of "
+                                 f"{[la.name for la, _ in remaining]} cannot be resolved.")
+            pending = remaining
+        inputs = [tensor(*x[:3]) for x in config["input_layers"]]
+        outputs = [tensor(*x[:3]) for x in config["output_layers"]]
+        return cls(inputs=inputs[0] if len(inputs) == 1 else inputs,
+                   outputs=outputs[0] if len(outputs) == 1 else outputs,
+                   name=config.get("name"))
+
+    def to_json(self, **kwargs: Any) -> str:
+        """The model's config as Keras' JSON (``model_from_json`` reads it)."""
+        return json.dumps(model_config(self), default=_json_default, **kwargs)
+
+    def to_yaml(self, **kwargs: Any) -> str:
+        raise RuntimeError("Method `model.to_yaml()` has been removed due to security risk "
+                           "of arbitrary code execution. Please use `model.to_json()` "
+                           "instead.")
+
     # -- what it was built on ----------------------------------------------------------------
     def _built_on(self, what: str) -> Any:
         if not self.inputs:
@@ -250,6 +333,38 @@ class Network(Layer):
         saver_lib.Saver(self._checkpoint_keys()).restore(K.get_session(), str(filepath))
 
 
+def _node_ref(data: list) -> tuple:
+    name, node_index, tensor_index = data[:3]
+    return name, node_index, tensor_index, dict(data[3]) if len(data) > 3 else {}
+
+
+def _json_kwargs(kwargs: dict) -> dict:
+    """A node's call arguments that a config can hold (the learning phase Keras passes
+    is left out)."""
+    return {k: v for k, v in kwargs.items()
+            if isinstance(v, (bool, int, float, str, type(None), list, tuple, dict))}
+
+
+def _json_default(value: Any) -> Any:
+    if isinstance(value, (np.ndarray, np.generic)):
+        return value.tolist()
+    if hasattr(value, "as_list"):
+        return value.as_list()
+    if isinstance(value, bytes):
+        return value.decode("utf8")
+    raise TypeError(f"Not JSON Serializable: {value!r}")
+
+
+def model_config(model: Network) -> dict:
+    """``{"class_name", "config", "keras_version", "backend"}`` of a model, as to_json
+    writes it (a functional ``Model`` is Keras' "Functional")."""
+    class_name = type(model).__name__
+    if class_name == "Model" and model._is_graph_network:
+        class_name = "Functional"
+    return {"class_name": class_name, "config": model.get_config(),
+            "keras_version": KERAS_VERSION, "backend": "tensorflow"}
+
+
 def _layer_keys(layer: Any, path: str, keys: dict) -> None:
     if isinstance(layer, Network):
         keys.update(layer._checkpoint_keys(path))
@@ -282,46 +397,54 @@ def _names(values: Any) -> list:
 
 
 def _save_hdf5(model: Network, filepath: str) -> None:
-    """Keras' layout: ``layer_names`` on the root, a group per layer with its
+    with _h5py().File(filepath, "w") as f:
+        save_weights_to_hdf5_group(f, model)
+
+
+def save_weights_to_hdf5_group(f: Any, model: Network) -> None:
+    """Keras' layout: ``layer_names`` on the group, a group per layer with its
     ``weight_names``, each weight a dataset at ``<layer>/<weight name>``."""
-    h5py = _h5py()
     layers = model.layers
     values = K.batch_get_value([w for la in layers for w in la.weights])
-    with h5py.File(filepath, "w") as f:
-        f.attrs["layer_names"] = [la.name.encode("utf8") for la in layers]
-        f.attrs["backend"] = b"tensorflow"
-        f.attrs["keras_version"] = b"2.21.0"
-        for layer in layers:
-            group = f.create_group(layer.name)
-            group.attrs["weight_names"] = [w.name.encode("utf8") for w in layer.weights]
-            for w in layer.weights:
-                group.create_dataset(w.name, data=values.pop(0))
+    f.attrs["layer_names"] = [la.name.encode("utf8") for la in layers]
+    f.attrs["backend"] = b"tensorflow"
+    f.attrs["keras_version"] = KERAS_VERSION.encode("utf8")
+    for layer in layers:
+        group = f.create_group(layer.name)
+        group.attrs["weight_names"] = [w.name.encode("utf8") for w in layer.weights]
+        for w in layer.weights:
+            group.create_dataset(w.name, data=values.pop(0))
 
 
 def _load_hdf5(model: Network, filepath: str, by_name: bool) -> None:
-    h5py = _h5py()
-    with h5py.File(filepath, "r") as f:
+    with _h5py().File(filepath, "r") as f:
         if "layer_names" not in f.attrs and "model_weights" in f:
             f = f["model_weights"]
-        stored = {}
-        for name in _names(f.attrs["layer_names"]):
-            group = f[name]
-            weight_names = _names(group.attrs["weight_names"])
-            if weight_names:
-                stored[name] = [np.asarray(group[w]) for w in weight_names]
-        layers = [la for la in model.layers if la.weights]
-        if by_name:
-            pairs = [(la, stored[la.name]) for la in layers if la.name in stored]
-        else:
-            if len(stored) != len(layers):
-                raise ValueError(f"Layer count mismatch when loading weights from file. "
-                                 f"Model expected {len(layers)} layers, found "
-                                 f"{len(stored)} saved layers.")
-            pairs = list(zip(layers, stored.values()))
-        tuples = []
-        for layer, arrays in pairs:
-            if len(arrays) != len(layer.weights):
-                raise ValueError(f"Weight count mismatch for layer {layer.name}: expected "
-                                 f"{len(layer.weights)} weights, found {len(arrays)}.")
-            tuples.extend(zip(layer.weights, arrays))
-        K.batch_set_value(tuples)
+        load_weights_from_hdf5_group(f, model, by_name)
+
+
+def load_weights_from_hdf5_group(f: Any, model: Network, by_name: bool = False) -> None:
+    """Sets the model's weights from a group save_weights_to_hdf5_group wrote (layer by
+    layer in order, or by layer name)."""
+    stored = {}
+    for name in _names(f.attrs["layer_names"]):
+        group = f[name]
+        weight_names = _names(group.attrs["weight_names"])
+        if weight_names:
+            stored[name] = [np.asarray(group[w]) for w in weight_names]
+    layers = [la for la in model.layers if la.weights]
+    if by_name:
+        pairs = [(la, stored[la.name]) for la in layers if la.name in stored]
+    else:
+        if len(stored) != len(layers):
+            raise ValueError(f"Layer count mismatch when loading weights from file. "
+                             f"Model expected {len(layers)} layers, found "
+                             f"{len(stored)} saved layers.")
+        pairs = list(zip(layers, stored.values()))
+    tuples = []
+    for layer, arrays in pairs:
+        if len(arrays) != len(layer.weights):
+            raise ValueError(f"Weight count mismatch for layer {layer.name}: expected "
+                             f"{len(layer.weights)} weights, found {len(arrays)}.")
+        tuples.extend(zip(layer.weights, arrays))
+    K.batch_set_value(tuples)

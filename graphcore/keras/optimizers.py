@@ -12,11 +12,12 @@ from graphcore.framework import ops as ops_lib
 from graphcore.framework.indexed_slices import IndexedSlices
 from graphcore.framework.tensor_conversion import convert_to_tensor
 from graphcore.keras import backend as K
+from graphcore.keras import custom_objects as custom_lib
 from graphcore.ops import clip_ops, control_flow_ops, gradients_impl, math_ops, state_ops
 from graphcore.train import adam, gradient_descent, optimizer
 from graphcore.train import momentum as momentum_lib
 
-__all__ = ["Adam", "Optimizer", "RMSprop", "SGD", "get"]
+__all__ = ["Adam", "Optimizer", "RMSprop", "SGD", "deserialize", "get", "serialize"]
 
 
 class _KerasRMSProp(optimizer.Optimizer):
@@ -139,8 +140,30 @@ class Optimizer:
                 increment = state_ops.assign_add(iterations, 1)
         return [control_flow_ops.group(step, increment)]
 
+    _config_keys: tuple = ()
+
+    def _hyper_value(self, name: str) -> float:
+        """A hyperparameter as Keras' config holds it: the variable's (float32) value
+        once it exists, else the value given."""
+        variable = self._hypers.get((ops_lib.get_default_graph(), name))
+        if variable is None:
+            return self._initial[name]
+        return float(K.get_value(variable))
+
     def get_config(self) -> dict:
-        return {"name": self._name, **self._initial}
+        config = {"name": self._name}
+        for key in ("clipnorm", "global_clipnorm", "clipvalue"):
+            if getattr(self, key) is not None:
+                config[key] = getattr(self, key)
+        config["learning_rate"] = self._hyper_value("learning_rate")
+        config["decay"] = self._initial["decay"]
+        config.update((key, getattr(self, key)) for key in self._config_keys)
+        return config
+
+    @classmethod
+    def from_config(cls, config: dict, custom_objects: dict | None = None) -> Optimizer:
+        del custom_objects
+        return cls(**config)
 
 
 class SGD(Optimizer):
@@ -152,6 +175,12 @@ class SGD(Optimizer):
         if not 0 <= momentum <= 1:
             raise ValueError("`momentum` must be between [0, 1].")
         self.momentum_value, self.nesterov = float(momentum), nesterov
+
+    _config_keys = ("momentum", "nesterov")
+
+    @property
+    def momentum(self) -> float:
+        return self.momentum_value
 
     def _tf_optimizer(self, lr: Any) -> optimizer.Optimizer:
         if self.momentum_value:
@@ -168,6 +197,9 @@ class Adam(Optimizer):
             raise NotImplementedError("Adam(amsgrad=True) is not implemented in graphcore")
         super().__init__(name, learning_rate, **kwargs)
         self.beta_1, self.beta_2, self.epsilon = beta_1, beta_2, epsilon
+        self.amsgrad = amsgrad
+
+    _config_keys = ("beta_1", "beta_2", "epsilon", "amsgrad")
 
     def _tf_optimizer(self, lr: Any) -> optimizer.Optimizer:
         return adam.AdamOptimizer(lr, self.beta_1, self.beta_2, self.epsilon, name=self._name)
@@ -181,12 +213,34 @@ class RMSprop(Optimizer):
         self.rho, self.momentum_value, self.epsilon = rho, momentum, epsilon
         self.centered = centered
 
+    _config_keys = ("rho", "momentum", "epsilon", "centered")
+
+    @property
+    def momentum(self) -> float:
+        return self.momentum_value
+
     def _tf_optimizer(self, lr: Any) -> optimizer.Optimizer:
         return _KerasRMSProp(lr, self.rho, self.momentum_value, self.epsilon, self.centered,
                              self._name)
 
 
 _BY_NAME = {"sgd": SGD, "adam": Adam, "rmsprop": RMSprop}
+
+
+def serialize(optimizer: Optimizer) -> dict:
+    return {"class_name": type(optimizer).__name__, "config": optimizer.get_config()}
+
+
+def deserialize(config: dict, custom_objects: dict | None = None) -> Optimizer:
+    """The optimizer of a ``{"class_name", "config"}`` dict (Keras' names, any case)."""
+    name = config["class_name"]
+    cls = (custom_objects or {}).get(name) or custom_lib.lookup(name) or \
+        _BY_NAME.get(name.lower())
+    if cls is None:
+        raise ValueError(f"Unknown optimizer: '{name}'. Please ensure you are using a "
+                         "`keras.utils.custom_object_scope` and that this object is "
+                         "included in the scope.")
+    return cls.from_config(config.get("config", {}))
 
 
 def get(identifier: Any) -> Any:
@@ -196,4 +250,6 @@ def get(identifier: Any) -> Any:
         return identifier
     if isinstance(identifier, str) and identifier.lower() in _BY_NAME:
         return _BY_NAME[identifier.lower()]()
+    if isinstance(identifier, dict):
+        return deserialize(identifier)
     raise ValueError(f"Could not interpret optimizer identifier: {identifier}")

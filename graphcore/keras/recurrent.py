@@ -13,7 +13,7 @@ from graphcore.framework import nest
 from graphcore.framework import ops as ops_lib
 from graphcore.framework import tensor_shape as shape_lib
 from graphcore.keras import activations, initializers, regularizers
-from graphcore.keras.engine import Layer
+from graphcore.keras.engine import Layer, deserialize_layer, serialize_layer
 from graphcore.ops import array_ops, functional_ops, math_ops, nn_ops
 
 __all__ = ["Bidirectional", "GRU", "GRUCell", "LSTM", "LSTMCell", "RNN", "SimpleRNN",
@@ -30,6 +30,10 @@ class _Cell(Layer):
     """A cell: ``call(inputs, states) -> (output, new_states)`` for one time step."""
 
     gates = 1
+    _config_keys = ("units", "activation", "use_bias", "kernel_initializer",
+                    "recurrent_initializer", "bias_initializer", "kernel_regularizer",
+                    "recurrent_regularizer", "bias_regularizer", "kernel_constraint",
+                    "recurrent_constraint", "bias_constraint", "dropout", "recurrent_dropout")
 
     def __init__(self, units: int, activation: Any = "tanh", use_bias: bool = True,
                  kernel_initializer: Any = "glorot_uniform",
@@ -52,6 +56,7 @@ class _Cell(Layer):
         self.kernel_constraint = kernel_constraint
         self.recurrent_constraint = recurrent_constraint
         self.bias_constraint = bias_constraint
+        self.dropout, self.recurrent_dropout = float(dropout), float(recurrent_dropout)
 
     @property
     def state_size(self) -> Any:
@@ -96,13 +101,15 @@ class LSTMCell(_Cell):
     """Gates i, f, c, o from x @ kernel + h @ recurrent_kernel + bias; state [h, c]."""
 
     gates = 4
+    _config_keys = _Cell._config_keys + ("recurrent_activation", "unit_forget_bias",
+                                         "implementation")
 
     def __init__(self, units: int, activation: Any = "tanh",
                  recurrent_activation: Any = "hard_sigmoid", use_bias: bool = True,
                  unit_forget_bias: bool = True, implementation: int = 1,
                  **kwargs: Any) -> None:
-        del implementation
         super().__init__(units, activation=activation, use_bias=use_bias, **kwargs)
+        self.implementation = implementation
         self.recurrent_activation = activations.get(recurrent_activation)
         self.unit_forget_bias = unit_forget_bias
 
@@ -141,13 +148,15 @@ class GRUCell(_Cell):
     recurrent matmul (with a second, recurrent bias: bias shape [2, 3 * units])."""
 
     gates = 3
+    _config_keys = _Cell._config_keys + ("recurrent_activation", "implementation",
+                                         "reset_after")
 
     def __init__(self, units: int, activation: Any = "tanh",
                  recurrent_activation: Any = "hard_sigmoid", use_bias: bool = True,
                  reset_after: bool = False, implementation: int = 1,
                  **kwargs: Any) -> None:
-        del implementation
         super().__init__(units, activation=activation, use_bias=use_bias, **kwargs)
+        self.implementation = implementation
         self.recurrent_activation = activations.get(recurrent_activation)
         self.reset_after = reset_after
 
@@ -184,6 +193,10 @@ class GRUCell(_Cell):
 class RNN(Layer):
     """Runs ``cell`` over the time axis of [batch, time, features] inputs."""
 
+    _config_keys = ("return_sequences", "return_state", "go_backwards", "stateful",
+                    "unroll", "time_major")
+    _config_defaults = {"stateful": False, "unroll": False}
+
     def __init__(self, cell: Any, return_sequences: bool = False, return_state: bool = False,
                  go_backwards: bool = False, stateful: bool = False, unroll: bool = False,
                  time_major: bool = False, **kwargs: Any) -> None:
@@ -199,6 +212,17 @@ class RNN(Layer):
         self.return_state = return_state
         self.go_backwards = go_backwards
         self.time_major = time_major
+
+    def get_config(self) -> dict:
+        config = super().get_config()
+        config["cell"] = serialize_layer(self.cell)
+        return config
+
+    @classmethod
+    def from_config(cls, config: dict, custom_objects: dict | None = None) -> RNN:
+        config = dict(config)
+        cell = deserialize_layer(config.pop("cell"), custom_objects)
+        return cls(cell, **config)
 
     @property
     def trainable_weights(self) -> list:
@@ -282,8 +306,23 @@ def _rnn_layer(cell_class: type, doc: str, layer_name: str) -> type:
     def units(self: Any) -> int:
         return self.cell.units
 
+    def get_config(self: Any) -> dict:
+        # Keras' layer config: the RNN's arguments, then the cell's.
+        config = Layer.get_config(self)
+        cell_config = self.cell.get_config()
+        for key in ("name", "trainable", "dtype"):
+            cell_config.pop(key)
+        config.update(cell_config)
+        config["activity_regularizer"] = regularizers.serialize(self._activity_regularizer)
+        return config
+
+    @classmethod
+    def from_config(cls: Any, config: dict) -> Any:
+        return cls(**config)
+
     return type(layer_name, (RNN,), {"__init__": __init__, "__doc__": doc,
-                                     "units": property(units), "__module__": __name__})
+                                     "units": property(units), "get_config": get_config,
+                                     "from_config": from_config, "__module__": __name__})
 
 
 SimpleRNN = _rnn_layer(SimpleRNNCell, "Fully connected RNN (SimpleRNNCell over time).",
@@ -294,6 +333,12 @@ GRU = _rnn_layer(GRUCell, "Gated recurrent unit (GRUCell over time).", "GRU")
 
 class _Wrapper(Layer):
     """A layer around other layers, whose weights it reports as its own."""
+
+    @classmethod
+    def from_config(cls, config: dict, custom_objects: dict | None = None) -> Layer:
+        config = dict(config)
+        layer = deserialize_layer(config.pop("layer"), custom_objects)
+        return cls(layer, **config)
 
     def _inner(self) -> list:
         raise NotImplementedError
@@ -343,6 +388,7 @@ class Bidirectional(_Wrapper):
         args["go_backwards"] = not args.get("go_backwards", False)
         self.backward_layer = type(layer)(name="backward_" + layer.name,
                                           _cell_name=cell_name, **args)
+        self.layer = layer
         self.merge_mode = merge_mode
         self.return_sequences = layer.return_sequences
         self.return_state = layer.return_state
@@ -351,6 +397,11 @@ class Bidirectional(_Wrapper):
 
     def _inner(self) -> list:
         return [self.forward_layer, self.backward_layer]
+
+    def get_config(self) -> dict:
+        config = super().get_config()
+        config.update(layer=serialize_layer(self.layer), merge_mode=self.merge_mode)
+        return config
 
     def _checkpoint_children(self) -> list:
         return [("forward_layer/", self.forward_layer), ("backward_layer/",
@@ -405,6 +456,11 @@ class TimeDistributed(_Wrapper):
     def _inner(self) -> list:
         return [self.layer]
 
+    def get_config(self) -> dict:
+        config = super().get_config()
+        config["layer"] = serialize_layer(self.layer)
+        return config
+
     def _checkpoint_children(self) -> list:
         return [("layer/", self.layer)]
 
@@ -414,8 +470,10 @@ class TimeDistributed(_Wrapper):
             raise ValueError("`TimeDistributed` Layer should be passed an `input_shape` with "
                              f"at least 3 dimensions, received: {input_shape}")
         if not self.layer.built:
-            self.layer.build(shape_lib.TensorShape([None]).concatenate(input_shape[2:]))
+            inner_shape = shape_lib.TensorShape([None]).concatenate(input_shape[2:])
+            self.layer.build(inner_shape)
             self.layer.built = True
+            self.layer._build_input_shape = tuple(inner_shape.as_list())
         self.built = True
 
     def call(self, inputs: Any, training: Any = None) -> Any:

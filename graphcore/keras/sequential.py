@@ -8,7 +8,13 @@ from typing import Any
 
 from graphcore.framework import nest
 from graphcore.framework import ops as ops_lib
-from graphcore.keras.engine import InputLayer, Layer, keras_history
+from graphcore.keras.engine import (
+    InputLayer,
+    Layer,
+    deserialize_layer,
+    keras_history,
+    serialize_layer,
+)
 from graphcore.keras.training import Model
 
 __all__ = ["Sequential"]
@@ -69,6 +75,21 @@ class Sequential(Model):
                                  "functional API.")
         self._init_graph_network(self._input_layer.output, x)
         self._layers = list(self._stack)
+
+    def get_config(self) -> dict:
+        layers = [] if self._input_layer is None else [serialize_layer(self._input_layer)]
+        layers += [serialize_layer(layer) for layer in self._stack]
+        for entry in layers[:1]:
+            if entry["class_name"] == "InputLayer":
+                entry.pop("build_config", None)
+        return {"name": self.name, "layers": layers}
+
+    @classmethod
+    def from_config(cls, config: dict, custom_objects: dict | None = None) -> Sequential:
+        model = cls(name=config.get("name"))
+        for layer_config in config["layers"]:
+            model.add(deserialize_layer(layer_config, custom_objects))
+        return model
 
     def build(self, input_shape: Any = None) -> None:
         if self.outputs:

@@ -18,7 +18,7 @@ from graphcore.keras import backend as K
 from graphcore.keras import callbacks as callbacks_lib
 from graphcore.keras import losses as losses_lib
 from graphcore.keras import metrics as metrics_lib
-from graphcore.keras import optimizers
+from graphcore.keras import optimizers, saving
 from graphcore.keras.engine import Input, keras_history
 from graphcore.keras.network import Network
 from graphcore.ops import array_ops, control_flow_ops, math_ops
@@ -134,6 +134,14 @@ class Model(Network):
         self._targets = targets
         self._train_fetches = (train_op, fetches)
         self._test_fetches = fetches
+
+    def save(self, filepath: Any, overwrite: bool = True, include_optimizer: bool = True,
+             save_format: str | None = None, signatures: Any = None, options: Any = None,
+             save_traces: bool = True) -> None:
+        """Writes the model as Keras' HDF5 model file (``tf.keras.models.load_model``
+        reads it back)."""
+        saving.save_model(self, filepath, overwrite, include_optimizer, save_format,
+                          signatures, options, save_traces)
 
     # -- feeding ----------------------------------------------------------------------------
     def _standardize(self, data: Any, tensors: list, what: str) -> list:

@@ -1,4 +1,4 @@
-"""tf.keras.utils: ``to_categorical`` and ``normalize``."""
+"""tf.keras.utils: ``to_categorical``, ``normalize`` and the custom object scopes."""
 
 from __future__ import annotations
 
@@ -6,7 +6,14 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["normalize", "to_categorical"]
+from graphcore.keras.custom_objects import (
+    CustomObjectScope,
+    custom_object_scope,
+    get_custom_objects,
+)
+
+__all__ = ["CustomObjectScope", "custom_object_scope", "get_custom_objects", "normalize",
+           "to_categorical"]
 
 
 def to_categorical(y: Any, num_classes: int | None = None, dtype: str = "float32") -> Any:

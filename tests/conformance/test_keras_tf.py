@@ -4,10 +4,12 @@ tf.Graph, so its training_v1 Model runs in a v1 Session).
 Each case builds the same model in TF and graphcore, copies TF's initial weights into
 graphcore by order (set_weights), fits a few epochs with a fixed batch order
 (shuffle=False), then compares the losses and metrics per epoch, evaluate, predict,
-train_on_batch, the final weights, the weights' names and the lines of summary() (names,
-output shapes, parameter counts, connections, totals).
+train_on_batch, the final weights, the weights' names, the lines of summary() (names,
+output shapes, parameter counts, connections, totals) and to_json(); each side's
+save_weights files and model.save HDF5 file load on the other side.
 """
 
+import json
 import os
 
 import numpy as np
@@ -177,11 +179,20 @@ def _run(k, build, x, y, initial=None, save_to=None):
         "predict": model.predict(x, batch_size=7),
         "train_on_batch": model.train_on_batch(x, y),
         "weights": model.get_weights(),
-        "saved": [model.save_weights(save_to + ext) for ext in ("", ".h5")] if save_to
-        else None,
+        "saved": [model.save_weights(save_to + ext) for ext in ("", ".h5")],
         "names": [w.name for w in model.weights],
         "summary": _summary(model),
+        "json": json.loads(model.to_json()),
+        "saved_model": model.save(save_to + ".model.h5"),
+        "final": (model.predict(x, batch_size=N),
+                  model.evaluate(x, y, batch_size=N, verbose=0)),
     }
+
+
+def _loaded(k, path, x, y):
+    """A model file loaded back: its predictions and its loss (as compiled in the file)."""
+    model = k.models.load_model(path)
+    return model.predict(x, batch_size=N), model.evaluate(x, y, batch_size=N, verbose=0)
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
@@ -191,13 +202,22 @@ def test_keras_model_matches_tf(name, tmp_path):
     # intermediates of the forward loop as outputs.
     tf_ref.compat.v1.experimental.output_all_intermediates(True)
     try:
-        with tf_ref.Graph().as_default():
+        with tf_ref.Graph().as_default() as graph:
             ref = _run(tf_keras, CASES[name], x, y, save_to=str(tmp_path / "tf"))
+        gc.keras.backend.clear_session()
+        got = _run(gc.keras, CASES[name], x, y, initial=ref["start"],
+                   save_to=str(tmp_path / "gc"))
+        # Each side's model file loads on the other, compiled as it was.
+        with graph.as_default():
+            tf_loaded = _loaded(tf_keras, str(tmp_path / "gc.model.h5"), x, y)
     finally:
         tf_ref.compat.v1.experimental.output_all_intermediates(None)
-    gc.keras.backend.clear_session()
-    got = _run(gc.keras, CASES[name], x, y, initial=ref["start"])
+    gc_loaded = _loaded(gc.keras, str(tmp_path / "tf.model.h5"), x, y)
     # TF's save_weights checkpoint and HDF5 file load into graphcore's model.
+    for loaded, final in ((gc_loaded, ref["final"]), (tf_loaded, got["final"])):
+        np.testing.assert_allclose(loaded[0], final[0], rtol=1e-4, atol=1e-5)
+        np.testing.assert_allclose(np.ravel(loaded[1]), np.ravel(final[1]), rtol=1e-4,
+                                   atol=1e-5)
     got["model"].set_weights(ref["start"])
     got["model"].load_weights(str(tmp_path / "tf"))
     got["loaded"] = got["model"].get_weights()
@@ -206,6 +226,7 @@ def test_keras_model_matches_tf(name, tmp_path):
     got["loaded_h5"] = got["model"].get_weights()
     gc.keras.backend.clear_session()
     assert got["names"] == ref["names"]
+    assert got["json"] == ref["json"]
     assert got["summary"] == ref["summary"]
     history = {k.replace("accuracy", "acc"): v for k, v in ref["history"].items()}
     assert sorted(got["history"]) == sorted(history)

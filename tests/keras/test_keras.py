@@ -278,3 +278,37 @@ def test_custom_layer_nested_model_and_backend_function():
     np.testing.assert_allclose(hidden([x])[0], np.repeat(x.sum(1, keepdims=True), 2, 1))
     model.compile("sgd", "mse")
     assert model.train_on_batch(x, np.zeros((2, 1), np.float32)) > 0
+
+
+def test_model_file_and_json_roundtrip(tmp_path):
+    pytest.importorskip("h5py")
+    inp = keras.Input((3,))
+    shared = keras.layers.Dense(4, activation="relu", name="shared")
+    h = keras.layers.Concatenate()([shared(inp), shared(keras.layers.Lambda(lambda t: -t)(inp))])
+    model = keras.Model(inp, keras.layers.Dense(1, kernel_regularizer="l2")(h))
+    model.compile(keras.optimizers.SGD(0.1, momentum=0.5), "mse", metrics=["mae"])
+    x, _ = _blobs(8)
+    x = np.concatenate([x, x[:, :1]], 1)
+    model.save(str(tmp_path / "m.h5"))
+    loaded = keras.models.load_model(str(tmp_path / "m.h5"))
+    np.testing.assert_allclose(loaded.predict(x), model.predict(x), rtol=1e-6)
+    assert loaded.metrics_names == ["loss", "mean_absolute_error"] or \
+        loaded.metrics_names == ["loss", "mae"]
+    assert loaded.optimizer.get_config()["momentum"] == 0.5
+    rebuilt = keras.models.model_from_json(model.to_json())
+    assert [la.name for la in rebuilt.layers] == [la.name for la in model.layers]
+    assert rebuilt.get_layer("shared")._inbound_nodes[1].inputs[0].op.type != "Placeholder"
+    assert rebuilt.count_params() == model.count_params()
+    with pytest.raises(NotImplementedError, match="HDF5"):
+        model.save(str(tmp_path / "saved_model_dir"))
+
+    class Scale(keras.layers.Layer):
+        def __init__(self, factor, **kwargs):
+            super().__init__(**kwargs)
+            self.factor = factor
+
+        def call(self, inputs):
+            return inputs * self.factor
+
+    with pytest.raises(NotImplementedError, match="must override `get_config"):
+        Scale(2.0).get_config()
