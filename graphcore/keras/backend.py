@@ -288,7 +288,8 @@ def shape(x: Any) -> Any:
 
 
 def constant(value: Any, dtype: Any = None, shape: Any = None, name: str | None = None) -> Any:
-    return array_ops.constant(value, dtype=dtype or floatx(), shape=shape, name=name)
+    return array_ops.constant(value, dtype=dtype or floatx(), shape=shape,
+                              name=name or "Const")
 
 
 def zeros(shape: Any, dtype: Any = None, name: str | None = None) -> Any:

@@ -129,7 +129,22 @@ class GlobalMaxPooling2D(_GlobalPooling):
 
 
 class GlobalAveragePooling1D(GlobalAveragePooling2D):
+    """The mean over time, of the unmasked steps only when the input has a mask."""
+
     rank = 1
+    _supports_masking = True
+
+    def call(self, inputs: Any, mask: Any = None) -> Any:
+        if mask is None:
+            return super().call(inputs)
+        steps_axis = 1 if self.data_format == "channels_last" else 2
+        mask = array_ops.expand_dims(math_ops.cast(mask, inputs.dtype),
+                                     2 if self.data_format == "channels_last" else 1)
+        return math_ops.reduce_sum(inputs * mask, steps_axis, keepdims=self.keepdims) / \
+            math_ops.reduce_sum(mask, steps_axis, keepdims=self.keepdims)
+
+    def compute_mask(self, inputs: Any, mask: Any = None) -> Any:
+        return None
 
 
 class GlobalMaxPooling1D(GlobalMaxPooling2D):

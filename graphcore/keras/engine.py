@@ -29,7 +29,7 @@ from graphcore.ops import array_ops
 from graphcore.ops import variables as variables_lib
 
 __all__ = ["Input", "InputLayer", "InputSpec", "Layer", "Node", "deserialize_layer",
-           "keras_history", "serialize_layer"]
+           "get_mask", "keras_history", "serialize_layer", "set_mask"]
 
 InputSpec = base_layer.InputSpec
 _NODE_COUNTER = itertools.count()
@@ -57,6 +57,22 @@ def _set_history(tensor: Any, history: tuple) -> None:
     tensor.graph.__dict__.setdefault("_keras_history", {})[tensor] = history
 
 
+def get_mask(tensor: Any) -> Any:
+    """The Keras mask of ``tensor`` (TF's ``tensor._keras_mask``), or None."""
+    graph = getattr(tensor, "graph", None)
+    if graph is None:
+        return None
+    return graph.__dict__.get("_keras_masks", {}).get(tensor)
+
+
+def set_mask(tensor: Any, mask: Any) -> None:
+    masks = tensor.graph.__dict__.setdefault("_keras_masks", {})
+    if mask is None:
+        masks.pop(tensor, None)
+    else:
+        masks[tensor] = mask
+
+
 _KERAS_CLASSES: dict = {}
 
 
@@ -64,6 +80,8 @@ class Layer(base_layer.Layer):
     """tf.keras.layers.Layer: ``build(input_shape)``, ``call(inputs)``, ``add_weight``."""
 
     _build_input_shape = None
+    # Whether the layer passes its input's mask on (Keras' ``supports_masking``).
+    _supports_masking = False
     # False for the classes whose Keras versions have no ``build`` of their own: Keras
     # writes no ``build_config`` for them.
     _has_build_config = True
@@ -90,8 +108,10 @@ class Layer(base_layer.Layer):
         self._batch_input_shape = tuple(batch_input_shape) if batch_input_shape \
             is not None else None
         super().__init__(*args, **kwargs)
+        self.supports_masking = self._supports_masking
         self._inbound_nodes: list = []
         self._expects_training = "training" in inspect.signature(self.call).parameters
+        self._expects_mask_arg = "mask" in inspect.signature(self.call).parameters
 
     # -- weights ------------------------------------------------------------------------
     def add_weight(self, name: str, shape: Any = (), dtype: Any = None,
@@ -155,6 +175,16 @@ class Layer(base_layer.Layer):
         call_kwargs = dict(kwargs)
         with ops_lib.name_scope(self.name):
             inputs = nest.map_structure(convert_to_tensor, inputs)
+            # Keras masks: the inputs' masks (or the ``mask`` given) go to a ``call``
+            # that takes ``mask``, and ``compute_mask`` gives the outputs theirs.
+            if "mask" in kwargs:
+                input_masks = kwargs["mask"]
+            else:
+                input_masks = nest.map_structure(get_mask, inputs)
+                if all(m is None for m in nest.flatten(input_masks)):
+                    input_masks = None
+                if input_masks is not None and self._expects_mask_arg:
+                    kwargs["mask"] = input_masks
             base_layer._assert_input_compatibility(self.input_spec, inputs, self.name)
             if not self.built:
                 first = nest.flatten(inputs)[0]
@@ -172,8 +202,32 @@ class Layer(base_layer.Layer):
                                  f"list of Tensors, not None (layer: {self.name}).")
             if self._activity_regularizer is not None:
                 self._handle_activity_regularization(inputs, outputs)
+            self._set_output_masks(inputs, outputs, input_masks)
         self._add_node(inputs, outputs, call_kwargs)
         return outputs
+
+    # -- masks ----------------------------------------------------------------------------
+    def compute_mask(self, inputs: Any, mask: Any = None) -> Any:
+        """The outputs' mask: the input mask for a layer that supports masking, else
+        None (a mask given to a layer that does not is an error)."""
+        if not self.supports_masking:
+            if any(m is not None for m in nest.flatten(mask)):
+                raise TypeError(f"Layer {self.name} does not support masking, but was "
+                                f"passed an input_mask: {mask}")
+            return None
+        return mask
+
+    def _set_output_masks(self, inputs: Any, outputs: Any, input_masks: Any) -> None:
+        flat_outputs = nest.flatten(outputs)
+        if all(get_mask(x) is not None for x in flat_outputs):
+            return  # set by ``call`` itself
+        if not self.supports_masking and type(self).compute_mask is Layer.compute_mask:
+            masks = [None] * len(flat_outputs)
+        else:
+            masks = self.compute_mask(inputs, input_masks)
+            masks = [None] * len(flat_outputs) if masks is None else nest.flatten(masks)
+        for x, m in zip(flat_outputs, masks):
+            set_mask(x, m)
 
     def _add_node(self, inputs: Any, outputs: Any, kwargs: dict) -> None:
         node = Node(self, inputs, outputs, kwargs)

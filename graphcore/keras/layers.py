@@ -8,6 +8,7 @@ Average, Maximum, Minimum)."""
 from __future__ import annotations
 
 import codecs
+import inspect
 import marshal
 import sys
 import types
@@ -38,7 +39,7 @@ from graphcore.keras.convolutional import (
     ZeroPadding1D,
     ZeroPadding2D,
 )
-from graphcore.keras.engine import Input, InputLayer, InputSpec, Layer
+from graphcore.keras.engine import Input, InputLayer, InputSpec, Layer, set_mask
 from graphcore.keras.recurrent import (
     GRU,
     LSTM,
@@ -63,7 +64,8 @@ __all__ = [
     "Permute", "ReLU", "RepeatVector", "SeparableConv2D", "SeparableConvolution2D", "Softmax",
     "UpSampling1D", "UpSampling2D", "ZeroPadding1D", "ZeroPadding2D",
     "Bidirectional", "TimeDistributed", "GRU", "GRUCell", "LSTM", "LSTMCell", "RNN", "SimpleRNN", "SimpleRNNCell",
-    "Input", "InputLayer", "InputSpec", "Lambda", "Layer", "MaxPool2D", "MaxPooling2D",
+    "Input", "InputLayer", "InputSpec", "Lambda", "Layer", "Masking", "MaxPool2D",
+    "MaxPooling2D",
     "Maximum", "Minimum", "Multiply", "Reshape", "Subtract", "add", "average", "concatenate",
     "maximum", "minimum", "multiply", "subtract",
 ]
@@ -82,6 +84,8 @@ def _kernel_bias_kwargs(activation: Any, kernel_initializer: Any, bias_initializ
 
 class Dense(Layer, core.Dense):
     """``activation(dot(inputs, kernel) + bias)``; weights ``<name>/kernel``, ``/bias``."""
+
+    _supports_masking = True
 
     _config_keys = ("units", "activation", "use_bias", "kernel_initializer",
                     "bias_initializer", "kernel_regularizer", "bias_regularizer",
@@ -104,6 +108,8 @@ class Dense(Layer, core.Dense):
 class BatchNormalization(Layer, normalization.BatchNormalization):
     """Batch normalization; in training (the learning phase) its moving averages are
     updated by ``layer.updates``, which ``fit`` runs."""
+
+    _supports_masking = True
 
     _config_keys = ("axis", "momentum", "epsilon", "center", "scale", "beta_initializer",
                     "gamma_initializer", "moving_mean_initializer",
@@ -140,6 +146,8 @@ GlobalMaxPool1D, GlobalMaxPool2D = GlobalMaxPooling1D, GlobalMaxPooling2D
 class Dropout(Layer, core.Dropout):
     """Drops a fraction ``rate`` of the inputs in the training phase."""
 
+    _supports_masking = True
+
     _config_keys = ("rate", "noise_shape", "seed")
 
 
@@ -151,6 +159,8 @@ class Flatten(Layer, core.Flatten):
 
 
 class Activation(Layer):
+
+    _supports_masking = True
     _has_build_config = False
     _config_keys = ("activation",)
 
@@ -164,6 +174,8 @@ class Activation(Layer):
 
 class LeakyReLU(Layer):
     """``max(x, alpha * x)``."""
+
+    _supports_masking = True
     _has_build_config = False
 
     _config_keys = ("alpha",)
@@ -179,6 +191,8 @@ class LeakyReLU(Layer):
 class ReLU(Layer):
     """Rectified linear unit with optional ``max_value``, ``negative_slope`` and
     ``threshold``."""
+
+    _supports_masking = True
     _has_build_config = False
 
     _config_keys = ("max_value", "negative_slope", "threshold")
@@ -196,6 +210,8 @@ class ReLU(Layer):
 
 
 class Softmax(Layer):
+
+    _supports_masking = True
     _has_build_config = False
     _config_keys = ("axis",)
 
@@ -203,7 +219,10 @@ class Softmax(Layer):
         super().__init__(**kwargs)
         self.axis = axis
 
-    def call(self, inputs: Any) -> Any:
+    def call(self, inputs: Any, mask: Any = None) -> Any:
+        if mask is not None:
+            # As Keras: masked positions get a large negative logit.
+            inputs = inputs + (1.0 - math_ops.cast(mask, inputs.dtype)) * -1e9
         return activations.softmax(inputs, axis=self.axis)
 
 
@@ -293,9 +312,6 @@ class Embedding(Layer):
             # As Keras: an Embedding always knows its input's rank.
             kwargs["input_shape"] = (None,) if input_length is None else \
                 (input_length,) if isinstance(input_length, int) else tuple(input_length)
-        if mask_zero:
-            raise NotImplementedError("Embedding(mask_zero=True): Keras masking is not "
-                                      "implemented in graphcore")
         self.mask_zero = mask_zero
         super().__init__(activity_regularizer=regularizers.get(activity_regularizer), **kwargs)
         self.input_dim = int(input_dim)
@@ -312,10 +328,39 @@ class Embedding(Layer):
             constraint=self.embeddings_constraint, dtype=K.floatx())
         self.built = True
 
+    def compute_mask(self, inputs: Any, mask: Any = None) -> Any:
+        """``inputs != 0`` with ``mask_zero``."""
+        if not self.mask_zero:
+            return None
+        return math_ops.not_equal(inputs, 0)
+
     def call(self, inputs: Any) -> Any:
         if inputs.dtype.base_dtype not in (dtypes_lib.int32, dtypes_lib.int64):
             inputs = math_ops.cast(inputs, dtypes_lib.int32)
         return embedding_ops.embedding_lookup(self.embeddings, inputs)
+
+
+class Masking(Layer):
+    """Masks the time steps whose features all equal ``mask_value`` (zeroing them) for
+    the layers after it."""
+
+    _supports_masking = True
+    _has_build_config = False
+    _config_keys = ("mask_value",)
+
+    def __init__(self, mask_value: float = 0.0, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.mask_value = mask_value
+
+    def compute_mask(self, inputs: Any, mask: Any = None) -> Any:
+        return math_ops.reduce_any(math_ops.not_equal(inputs, self.mask_value), axis=-1)
+
+    def call(self, inputs: Any) -> Any:
+        keep = math_ops.reduce_any(math_ops.not_equal(inputs, self.mask_value), axis=-1,
+                                   keepdims=True)
+        outputs = inputs * math_ops.cast(keep, inputs.dtype)
+        set_mask(outputs, array_ops.squeeze(keep, axis=-1))
+        return outputs
 
 
 class Lambda(Layer):
@@ -328,10 +373,24 @@ class Lambda(Layer):
         self.function = function
         self.arguments = arguments or {}
         self._output_shape = output_shape
+        self.mask = mask
+        if mask is not None:
+            self.supports_masking = True
+        params = inspect.signature(function).parameters
+        self._fn_takes = {"mask", "training"} & set(params)
 
     def call(self, inputs: Any, mask: Any = None, training: Any = None) -> Any:
-        del mask, training
-        return self.function(inputs, **self.arguments)
+        kwargs = dict(self.arguments)
+        if "mask" in self._fn_takes:
+            kwargs["mask"] = mask
+        if "training" in self._fn_takes:
+            kwargs["training"] = training
+        return self.function(inputs, **kwargs)
+
+    def compute_mask(self, inputs: Any, mask: Any = None) -> Any:
+        if callable(self.mask):
+            return self.mask(inputs, mask)
+        return self.mask
 
     def get_config(self) -> dict:
         """The function as Keras writes it: a lambda's marshalled code (base64), or a
@@ -395,6 +454,8 @@ def _func_load(dumped: Any, scope: dict) -> Any:
 class _Merge(Layer):
     """Merges a list of tensors of the same shape elementwise."""
 
+    _supports_masking = True
+
     def _merge_function(self, inputs: list) -> Any:
         raise NotImplementedError
 
@@ -406,6 +467,13 @@ class _Merge(Layer):
 
     def call(self, inputs: Any) -> Any:
         return self._merge_function(list(inputs))
+
+    def compute_mask(self, inputs: Any, mask: Any = None) -> Any:
+        """Where all the inputs' masks (those given) are set."""
+        masks = [m for m in mask or [] if m is not None]
+        if not masks:
+            return None
+        return math_ops.reduce_all(array_ops.stack(masks, 0), axis=0)
 
 
 class Add(_Merge):
@@ -477,6 +545,21 @@ class Concatenate(_Merge):
 
     def _merge_function(self, inputs: list) -> Any:
         return array_ops.concat(inputs, axis=self.axis)
+
+    def compute_mask(self, inputs: Any, mask: Any = None) -> Any:
+        """The masks (all set for an input without one), expanded to the inputs' rank,
+        concatenated along ``axis`` and reduced over the last axis."""
+        if mask is None or all(m is None for m in mask):
+            return None
+        masks = []
+        for x, m in zip(inputs, mask):
+            if m is None:
+                masks.append(array_ops.ones_like(x, dtype=dtypes_lib.bool))
+            elif m.shape.ndims < x.shape.ndims:
+                masks.append(array_ops.expand_dims(m, -1))
+            else:
+                masks.append(m)
+        return math_ops.reduce_all(array_ops.concat(masks, self.axis), axis=-1)
 
 
 def _merge_fn(cls: type, name: str) -> Any:

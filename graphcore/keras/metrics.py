@@ -8,7 +8,7 @@ from typing import Any
 
 from graphcore.keras import backend as K
 from graphcore.keras import losses
-from graphcore.ops import math_ops
+from graphcore.ops import array_ops, math_ops
 
 __all__ = ["binary_accuracy", "categorical_accuracy", "get", "mae", "mean_absolute_error",
            "mean_squared_error", "mse", "sparse_categorical_accuracy"]
@@ -26,9 +26,9 @@ def categorical_accuracy(y_true: Any, y_pred: Any) -> Any:
 
 
 def sparse_categorical_accuracy(y_true: Any, y_pred: Any) -> Any:
-    y_true = K.flatten(y_true) if y_true.shape.ndims != 1 else y_true
+    # One label per prediction: y_true shaped like y_pred without its class axis.
     y_pred_labels = math_ops.cast(math_ops.argmax(y_pred, -1), K.floatx())
-    y_pred_labels = K.flatten(y_pred_labels)
+    y_true = array_ops.reshape(y_true, array_ops.shape(y_pred_labels))
     return math_ops.cast(math_ops.equal(math_ops.cast(y_true, K.floatx()), y_pred_labels),
                          K.floatx())
 

@@ -3,7 +3,7 @@ and the generic RNN layer. The cell's weights live under ``<layer>/<cell>/`` (``
 lstm_cell/kernel:0``, ``recurrent_kernel``, ``bias``, gates in Keras' order i, f, c, o for
 LSTM and z, r, h for GRU); the recurrent activation defaults to ``hard_sigmoid`` and GRU's
 ``reset_after`` to False, as in TF1. The time loop is a ``tf.scan`` (a while loop), so the
-time dimension may be unknown. Not here: masking, dropout inside cells, stateful RNNs."""
+time dimension may be unknown. Not here: dropout inside cells, stateful RNNs."""
 
 from __future__ import annotations
 
@@ -191,7 +191,10 @@ class GRUCell(_Cell):
 
 
 class RNN(Layer):
-    """Runs ``cell`` over the time axis of [batch, time, features] inputs."""
+    """Runs ``cell`` over the time axis of [batch, time, features] inputs (a masked time
+    step carries the states and the output through)."""
+
+    _supports_masking = True
 
     _config_keys = ("return_sequences", "return_state", "go_backwards", "stateful",
                     "unroll", "time_major")
@@ -199,7 +202,8 @@ class RNN(Layer):
 
     def __init__(self, cell: Any, return_sequences: bool = False, return_state: bool = False,
                  go_backwards: bool = False, stateful: bool = False, unroll: bool = False,
-                 time_major: bool = False, **kwargs: Any) -> None:
+                 time_major: bool = False, zero_output_for_mask: bool = False,
+                 **kwargs: Any) -> None:
         if stateful:
             raise NotImplementedError("stateful Keras RNNs are not implemented in graphcore")
         if isinstance(cell, (list, tuple)):
@@ -212,6 +216,7 @@ class RNN(Layer):
         self.return_state = return_state
         self.go_backwards = go_backwards
         self.time_major = time_major
+        self.zero_output_for_mask = zero_output_for_mask
 
     def get_config(self) -> dict:
         config = super().get_config()
@@ -250,12 +255,25 @@ class RNN(Layer):
             self.cell.built = True
         self.built = True
 
-    def call(self, inputs: Any, initial_state: Any = None, training: Any = None) -> Any:
+    def compute_mask(self, inputs: Any, mask: Any) -> Any:
+        mask = nest.flatten(mask)[0] if mask is not None else None
+        output_mask = mask if self.return_sequences else None
+        if self.return_state:
+            return [output_mask] + [None] * len(nest.flatten(self.cell.state_size))
+        return output_mask
+
+    def call(self, inputs: Any, mask: Any = None, training: Any = None,
+             initial_state: Any = None) -> Any:
         del training
         time_major = inputs if self.time_major else array_ops.transpose(inputs, [1, 0, 2])
+        if mask is not None:
+            mask = nest.flatten(mask)[0]
+            mask = mask if self.time_major else array_ops.transpose(mask, [1, 0])
         if self.go_backwards:
             # As Keras: the outputs stay in the order they were computed, last step first.
             time_major = array_ops.reverse(time_major, [0])
+            if mask is not None:
+                mask = array_ops.reverse(mask, [0])
         batch = array_ops.shape(time_major)[1]
         sizes = nest.flatten(self.cell.state_size)
         if initial_state is None:
@@ -270,7 +288,23 @@ class RNN(Layer):
             output, new_states = self.cell.call(x_t, list(carry[1:]))
             return (output, *new_states)
 
-        stacked = functional_ops.scan(step, time_major, initializer=(first_output, *states))
+        def masked_step(carry: Any, elems: Any) -> Any:
+            # As Keras: a masked step keeps the states, and the previous output (zeros
+            # with zero_output_for_mask).
+            x_t, mask_t = elems
+            output, new_states = self.cell.call(x_t, list(carry[1:]))
+            keep = array_ops.expand_dims(mask_t, -1)
+            output = math_ops.where_v2(keep, output, array_ops.zeros_like(output)
+                                       if self.zero_output_for_mask else carry[0])
+            return (output, *(math_ops.where_v2(keep, new, old)
+                              for new, old in zip(new_states, carry[1:])))
+
+        if mask is None:
+            stacked = functional_ops.scan(step, time_major,
+                                          initializer=(first_output, *states))
+        else:
+            stacked = functional_ops.scan(masked_step, (time_major, mask),
+                                          initializer=(first_output, *states))
         outputs = stacked[0]
         last_output = outputs[-1]
         final_states = [s[-1] for s in stacked[1:]]
@@ -291,10 +325,12 @@ class RNN(Layer):
 def _rnn_layer(cell_class: type, doc: str, layer_name: str) -> type:
     def __init__(self: Any, units: int, **kwargs: Any) -> None:
         self._init_args = dict(kwargs, units=units)
-        cell_name = kwargs.pop("_cell_name", None)
+        # As Keras: the cell is always named after its class inside the layer's scope
+        # (``simple_rnn_1/simple_rnn_cell/kernel``).
+        cell_name = _CELL_NAMES[cell_class]
         rnn_args = {k: kwargs.pop(k) for k in
                     ("return_sequences", "return_state", "go_backwards", "stateful",
-                     "unroll", "time_major", "name", "trainable", "input_shape",
+                     "unroll", "time_major", "zero_output_for_mask", "name", "trainable", "input_shape",
                      "batch_input_shape", "input_dim", "batch_size", "dtype",
                      "activity_regularizer") if k in kwargs}
         cell = cell_class(units, dtype=rnn_args.get("dtype"), name=cell_name, **kwargs)
@@ -325,6 +361,7 @@ def _rnn_layer(cell_class: type, doc: str, layer_name: str) -> type:
                                      "from_config": from_config, "__module__": __name__})
 
 
+_CELL_NAMES = {SimpleRNNCell: "simple_rnn_cell", LSTMCell: "lstm_cell", GRUCell: "gru_cell"}
 SimpleRNN = _rnn_layer(SimpleRNNCell, "Fully connected RNN (SimpleRNNCell over time).",
                        "SimpleRNN")
 LSTM = _rnn_layer(LSTMCell, "Long short-term memory (LSTMCell over time).", "LSTM")
@@ -368,6 +405,8 @@ class Bidirectional(_Wrapper):
     (``backward_<name>``) and merges their outputs (``concat``, ``sum``, ``mul``, ``ave``
     or None for a list)."""
 
+    _supports_masking = True
+
     def __init__(self, layer: Any, merge_mode: str | None = "concat",
                  backward_layer: Any = None, **kwargs: Any) -> None:
         if not isinstance(layer, RNN) or not hasattr(layer, "_init_args"):
@@ -382,12 +421,12 @@ class Bidirectional(_Wrapper):
         super().__init__(**kwargs)
         args = {k: v for k, v in layer._init_args.items()
                 if k not in ("name", "input_shape", "batch_input_shape", "input_dim")}
-        cell_name = layer.cell.name
-        self.forward_layer = type(layer)(name="forward_" + layer.name, _cell_name=cell_name,
-                                         **args)
+        self.forward_layer = type(layer)(name="forward_" + layer.name, **args)
         args["go_backwards"] = not args.get("go_backwards", False)
-        self.backward_layer = type(layer)(name="backward_" + layer.name,
-                                          _cell_name=cell_name, **args)
+        self.backward_layer = type(layer)(name="backward_" + layer.name, **args)
+        # As Keras: with sequences out, masked steps give zeros in both directions.
+        for inner in (self.forward_layer, self.backward_layer):
+            inner.zero_output_for_mask = inner.return_sequences
         self.layer = layer
         self.merge_mode = merge_mode
         self.return_sequences = layer.return_sequences
@@ -414,13 +453,26 @@ class Bidirectional(_Wrapper):
                 layer.built = True
         self.built = True
 
-    def call(self, inputs: Any, training: Any = None, initial_state: Any = None) -> Any:
+    def compute_mask(self, inputs: Any, mask: Any) -> Any:
+        if isinstance(mask, list):
+            mask = mask[0]
+        if self.return_sequences:
+            output_mask = mask if self.merge_mode else [mask, mask]
+        else:
+            output_mask = None if self.merge_mode else [None, None]
+        if self.return_state:
+            states = [None] * (2 * len(nest.flatten(self.forward_layer.cell.state_size)))
+            return (output_mask if isinstance(output_mask, list) else [output_mask]) + states
+        return output_mask
+
+    def call(self, inputs: Any, training: Any = None, mask: Any = None,
+             initial_state: Any = None) -> Any:
         del training
         if initial_state is not None:
             raise NotImplementedError("Bidirectional(initial_state=...) is not implemented "
                                       "in graphcore")
-        y = self.forward_layer.call(inputs)
-        y_rev = self.backward_layer.call(inputs)
+        y = self.forward_layer.call(inputs, mask=mask)
+        y_rev = self.backward_layer.call(inputs, mask=mask)
         states: list = []
         if self.return_state:
             states = list(y[1:]) + list(y_rev[1:])
@@ -445,6 +497,8 @@ class Bidirectional(_Wrapper):
 class TimeDistributed(_Wrapper):
     """Applies ``layer`` to every time step of [batch, time, ...] inputs (as one batch of
     batch * time slices)."""
+
+    _supports_masking = True
 
     def __init__(self, layer: Any, **kwargs: Any) -> None:
         if not isinstance(layer, Layer):
@@ -476,9 +530,32 @@ class TimeDistributed(_Wrapper):
             self.layer._build_input_shape = tuple(inner_shape.as_list())
         self.built = True
 
-    def call(self, inputs: Any, training: Any = None) -> Any:
+    def _inner_mask(self, mask: Any) -> Any:
+        return None if mask is None else array_ops.reshape(
+            mask, array_ops.concat([[-1], array_ops.shape(mask)[2:]], 0))
+
+    def compute_mask(self, inputs: Any, mask: Any = None) -> Any:
+        """The inner layer's mask of the flattened steps, shaped back; else the input's
+        mask."""
+        inner_mask = self._inner_mask(mask)
+        flat = array_ops.reshape(inputs, array_ops.concat([[-1], array_ops.shape(inputs)[2:]],
+                                                          0))
+        if self.layer.supports_masking or \
+                type(self.layer).compute_mask is not Layer.compute_mask:
+            inner_mask = self.layer.compute_mask(flat, inner_mask)
+        else:
+            inner_mask = None
+        if inner_mask is None:
+            return mask
+        shape = array_ops.shape(inputs)
+        return array_ops.reshape(inner_mask, array_ops.concat(
+            [shape[:2], array_ops.shape(inner_mask)[1:]], 0))
+
+    def call(self, inputs: Any, training: Any = None, mask: Any = None) -> Any:
         kwargs = {"training": training} if training is not None and \
             getattr(self.layer, "_expects_training", False) else {}
+        if mask is not None and getattr(self.layer, "_expects_mask_arg", False):
+            kwargs["mask"] = self._inner_mask(mask)
         shape = array_ops.shape(inputs)
         flat = array_ops.reshape(inputs, array_ops.concat([[-1], shape[2:]], 0))
         flat.set_shape(shape_lib.TensorShape([None]).concatenate(inputs.shape[2:]))

@@ -66,8 +66,9 @@ def _training_config(model: Any) -> dict:
     return {"loss": _nested(losses_lib.serialize, compiled["loss"]),
             "metrics": metrics if metrics is None or isinstance(metrics, (list, dict))
             else [metrics],
-            "loss_weights": compiled["loss_weights"], "sample_weight_mode": None,
-            "weighted_metrics": None,
+            "loss_weights": compiled["loss_weights"],
+            "sample_weight_mode": compiled["sample_weight_mode"],
+            "weighted_metrics": compiled["weighted_metrics"],
             "optimizer_config": optimizers.serialize(model.optimizer)}
 
 
@@ -161,4 +162,6 @@ def _compile_args(training_config: dict, custom_objects: dict | None) -> dict:
             "loss": None if loss is None else _nested(
                 lambda c: losses_lib.deserialize(c, custom_objects), loss),
             "metrics": training_config.get("metrics"),
-            "loss_weights": training_config.get("loss_weights")}
+            "weighted_metrics": training_config.get("weighted_metrics"),
+            "loss_weights": training_config.get("loss_weights"),
+            "sample_weight_mode": training_config.get("sample_weight_mode")}

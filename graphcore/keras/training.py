@@ -19,7 +19,7 @@ from graphcore.keras import callbacks as callbacks_lib
 from graphcore.keras import losses as losses_lib
 from graphcore.keras import metrics as metrics_lib
 from graphcore.keras import optimizers, saving
-from graphcore.keras.engine import Input, keras_history
+from graphcore.keras.engine import Input, get_mask, keras_history
 from graphcore.keras.network import Network
 from graphcore.ops import array_ops, control_flow_ops, math_ops
 from graphcore.ops import variables as variables_lib
@@ -32,6 +32,47 @@ def _as_list(x: Any) -> list:
     if x is None:
         return []
     return list(x) if isinstance(x, (list, tuple)) else [x]
+
+
+def _match_rank(weight: Any, values: Any) -> Any:
+    """``weight`` with a trailing axis added or removed to have the rank of ``values``
+    (Keras' squeeze_or_expand_dimensions)."""
+    w_rank, v_rank = weight.shape.ndims, values.shape.ndims
+    if w_rank is not None and v_rank is not None:
+        if w_rank == v_rank - 1:
+            return array_ops.expand_dims(weight, -1)
+        if w_rank == v_rank + 1 and weight.shape.as_list()[-1] == 1:
+            return array_ops.squeeze(weight, [-1])
+    return weight
+
+
+def _loss_weights(weight: Any, mask: Any, losses: Any) -> Any:
+    """The sample weights times the output's mask scaled by ``size / sum(mask)``, so
+    that the loss (a sum over the size) is the mean over the unmasked entries (Keras'
+    apply_valid_mask)."""
+    if mask is None:
+        return weight
+    mask = math_ops.cast(mask, losses.dtype)
+    mask = mask * (math_ops.cast(array_ops.size(mask), losses.dtype) /
+                   math_ops.reduce_sum(mask))
+    return _match_rank(weight, mask) * mask
+
+
+def _with_mask(weight: Any, mask: Any, values: Any) -> Any:
+    """The sample weights times an output's mask (either may be None)."""
+    if mask is None:
+        return weight
+    mask = math_ops.cast(mask, K.floatx())
+    return mask if weight is None else _match_rank(weight, mask) * mask
+
+
+def _total_and_count(values: Any, weight: Any) -> tuple:
+    """A Mean metric's update: ``(sum(values * weights), sum(weights))``, the weights
+    broadcast to the values' shape (all ones when None)."""
+    if weight is None:
+        return math_ops.reduce_sum(values), math_ops.cast(array_ops.size(values), K.floatx())
+    weight = _match_rank(weight, values) * array_ops.ones_like(values)
+    return math_ops.reduce_sum(values * weight), math_ops.reduce_sum(weight)
 
 
 class Model(Network):
@@ -50,13 +91,14 @@ class Model(Network):
                 loss_weights: Any = None, sample_weight_mode: Any = None,
                 weighted_metrics: Any = None, target_tensors: Any = None,
                 **kwargs: Any) -> None:
-        if sample_weight_mode is not None or weighted_metrics or target_tensors is not None \
-                or kwargs:
-            raise NotImplementedError("compile: sample weights, target tensors and "
+        if target_tensors is not None or kwargs:
+            raise NotImplementedError("compile: target tensors and "
                                       f"{sorted(kwargs)} are not implemented in graphcore")
         self.optimizer = optimizers.get(optimizer)
         self.loss = loss
-        self._compiled = {"loss": loss, "metrics": metrics, "loss_weights": loss_weights}
+        self._compiled = {"loss": loss, "metrics": metrics, "loss_weights": loss_weights,
+                          "sample_weight_mode": sample_weight_mode,
+                          "weighted_metrics": weighted_metrics}
         self._graph_fns = {}
         if self.outputs:
             self._build_training_graph()
@@ -79,6 +121,10 @@ class Model(Network):
         return [keras_history(x)[0].name for x in self.outputs]
 
     def _build_training_graph(self) -> None:
+        """Per output: a target placeholder and a sample-weight one (ones unless fed);
+        the loss ``sum(per-sample loss * weights) / size`` with the output's Keras mask
+        among the weights, as TF1's Keras; the metrics as (weighted total, count) pairs
+        that the loops sum over an epoch."""
         compiled = self._compiled
         if compiled["loss"] is None:
             raise ValueError("The model cannot be compiled because it has no loss to "
@@ -88,19 +134,31 @@ class Model(Network):
         loss_fns = self._per_output(compiled["loss"], None, True)
         weights = self._per_output(compiled["loss_weights"], 1.0, True)
         metric_lists = self._per_output(compiled["metrics"], [], False)
+        weighted_lists = self._per_output(compiled["weighted_metrics"], [], False)
+        modes = self._per_output(compiled["sample_weight_mode"], None, True)
         names = self.output_names
         self.metrics_names = ["loss"]
-        targets, output_losses, metric_tensors = [], [], []
+        targets, sample_weights, output_losses, metric_pairs = [], [], [], []
         with graph.as_default():
             for i, output in enumerate(self.outputs):
                 targets.append(array_ops.placeholder(
                     output.dtype.base_dtype, shape=None, name=f"{names[i]}_target"))
+                if modes[i] not in (None, "temporal", "samplewise"):
+                    raise ValueError('"sample_weight_mode should be None or "temporal". '
+                                     f"Found: {modes[i]}")
+                rank = 2 if modes[i] == "temporal" else 1
+                sample_weights.append(array_ops.placeholder_with_default(
+                    array_ops.ones([1] * rank, K.floatx()), shape=[None] * rank,
+                    name=f"{names[i]}_sample_weights"))
             with ops_lib.name_scope("loss"):
-                for output, target, loss_fn, name in zip(self.outputs, targets, loss_fns,
-                                                         names):
+                for output, target, sample_weight, loss_fn, name in zip(
+                        self.outputs, targets, sample_weights, loss_fns, names):
                     with ops_lib.name_scope(f"{name}_loss"):
                         per_sample = losses_lib.per_sample(loss_fn)(target, output)
-                        output_losses.append(math_ops.reduce_mean(per_sample))
+                        weight = _loss_weights(sample_weight, get_mask(output), per_sample)
+                        weighted = per_sample * _match_rank(weight, per_sample)
+                        output_losses.append(math_ops.reduce_sum(weighted) / math_ops.cast(
+                            array_ops.size(weighted), weighted.dtype))
                 total = None
                 for w, loss_value in zip(weights, output_losses):
                     term = loss_value * w if w != 1.0 else loss_value
@@ -110,14 +168,21 @@ class Model(Network):
             if len(self.outputs) > 1:
                 self.metrics_names += [f"{n}_loss" for n in names]
             with ops_lib.name_scope("metrics"):
-                for output, target, loss_fn, metric_list, name in zip(
-                        self.outputs, targets, loss_fns, metric_lists, names):
-                    for metric in _as_list(metric_list):
+                for output, target, sample_weight, loss_fn, metric_list, weighted_list, \
+                        name in zip(self.outputs, targets, sample_weights, loss_fns,
+                                    metric_lists, weighted_lists, names):
+                    mask = get_mask(output)
+                    for metric, weight, prefix in (
+                            [(m, _with_mask(None, mask, output), "") for m in
+                             _as_list(metric_list)] +
+                            [(m, _with_mask(sample_weight, mask, output), "weighted_")
+                             for m in _as_list(weighted_list)]):
                         metric_name, fn = metrics_lib.resolve(metric, losses_lib.get(loss_fn),
                                                               output)
+                        metric_name = prefix + metric_name
                         with ops_lib.name_scope(metric_name):
-                            metric_tensors.append(math_ops.reduce_mean(
-                                math_ops.cast(fn(target, output), K.floatx())))
+                            values = math_ops.cast(fn(target, output), K.floatx())
+                            metric_pairs.append(_total_and_count(values, weight))
                         self.metrics_names.append(
                             metric_name if len(self.outputs) == 1 else f"{name}_{metric_name}")
             with ops_lib.name_scope("training"):
@@ -129,9 +194,12 @@ class Model(Network):
         for v in variables_lib.global_variables():
             if id(v) not in existing:
                 K.track_variable(v)
-        fetches = [total] + (output_losses if len(self.outputs) > 1 else []) + metric_tensors
+        losses = [total] + (output_losses if len(self.outputs) > 1 else [])
+        fetches = losses + [t for pair in metric_pairs for t in pair]
         self.total_loss = total
         self._targets = targets
+        self._sample_weights = sample_weights
+        self._num_losses = len(losses)
         self._train_fetches = (train_op, fetches)
         self._test_fetches = fetches
 
@@ -179,9 +247,44 @@ class Model(Network):
         if self._compiled is not None:
             self._build_training_graph()
 
-    def _run(self, fetches: Any, xs: list, ys: list, training: bool) -> Any:
+    def _sample_weights_for(self, ys: list, sample_weight: Any, class_weight: Any) -> list:
+        """Per output, the weights of its samples (Keras' standardize_weights: the
+        class weights of the targets' classes times the sample weights), or None."""
+        sws = self._per_output(sample_weight, None, True) if sample_weight is not None \
+            else [None] * len(ys)
+        if isinstance(class_weight, dict) and class_weight and \
+                set(class_weight) <= set(self.output_names):
+            cws = [class_weight.get(n) for n in self.output_names]  # per output, by name
+        elif isinstance(class_weight, (list, tuple)):
+            cws = list(class_weight)
+        else:
+            cws = [class_weight] * len(ys)
+        out = []
+        for y, sw, cw in zip(ys, sws, cws):
+            weight = None if sw is None else np.asarray(sw, np.float32)
+            if cw is not None:
+                if y.ndim > 2:
+                    raise ValueError("`class_weight` not supported for 3+ dimensional "
+                                     "targets.")
+                classes = np.argmax(y, axis=1) if y.ndim == 2 and y.shape[1] > 1 else \
+                    np.reshape(y, (-1,))
+                missing = set(classes.tolist()) - set(cw)
+                if missing:
+                    raise ValueError("`class_weight` must contain all classes in the data. "
+                                     f"The classes {missing} exist in the data but not in "
+                                     "`class_weight`.")
+                class_weights = np.asarray([cw[c] for c in classes.tolist()], np.float32)
+                weight = class_weights if weight is None else class_weights * weight
+            out.append(weight)
+        return out
+
+    def _run(self, fetches: Any, xs: list, ys: list, training: bool,
+             ws: list | None = None) -> Any:
         feed = dict(zip(self.inputs, xs))
         feed.update(zip(self._targets if ys else [], ys))
+        for placeholder, w in zip(self._sample_weights if ys else [], ws or []):
+            if w is not None:
+                feed[placeholder] = w
         phase = K.learning_phase()
         if training and not isinstance(phase, int):
             feed[phase] = True
@@ -191,6 +294,12 @@ class Model(Network):
         if self._compiled is None:
             raise RuntimeError("You must compile your model before training/testing. Use "
                                "`model.compile(optimizer, loss)`.")
+
+    def _results(self, values: Any) -> list:
+        """A batch's fetched values as loss(es) and metric values (total / count)."""
+        values = np.asarray(values, np.float64)
+        n = self._num_losses
+        return list(values[:n]) + list(values[n::2] / values[n + 1::2])
 
     # -- training loops -------------------------------------------------------------------
     def fit(self, x: Any = None, y: Any = None, batch_size: int | None = None,
@@ -203,23 +312,25 @@ class Model(Network):
         """Trains for ``epochs`` epochs of ``batch_size`` (default 32) samples; returns the
         History callback."""
         del kwargs
-        if class_weight is not None or sample_weight is not None or steps_per_epoch:
-            raise NotImplementedError("fit: class_weight, sample_weight and steps_per_epoch "
-                                      "are not implemented in graphcore")
+        if steps_per_epoch:
+            raise NotImplementedError("fit: steps_per_epoch is not implemented in graphcore")
         self._check_compiled()
         self._ensure_inputs(x)
         xs = self._standardize(x, self.inputs, "input")
         ys = self._standardize(y, self.outputs, "target")
+        ws = self._sample_weights_for(ys, sample_weight, class_weight)
         val = None
         if validation_data is not None:
-            if len(validation_data) == 3:
-                raise NotImplementedError("validation sample weights are not implemented")
-            val = (self._standardize(validation_data[0], self.inputs, "input"),
-                   self._standardize(validation_data[1], self.outputs, "target"))
+            val_ys = self._standardize(validation_data[1], self.outputs, "target")
+            val = (self._standardize(validation_data[0], self.inputs, "input"), val_ys,
+                   self._sample_weights_for(val_ys, validation_data[2], None)
+                   if len(validation_data) == 3 else [None] * len(val_ys))
         elif validation_split:
             split = int(len(xs[0]) * (1.0 - validation_split))
-            val = ([a[split:] for a in xs], [a[split:] for a in ys])
+            val = ([a[split:] for a in xs], [a[split:] for a in ys],
+                   [None if w is None else w[split:] for w in ws])
             xs, ys = [a[:split] for a in xs], [a[:split] for a in ys]
+            ws = [None if w is None else w[:split] for w in ws]
         batch_size = batch_size or 32
         num_samples = len(xs[0])
         metric_names = list(self.metrics_names)
@@ -244,19 +355,21 @@ class Model(Network):
                 raise NotImplementedError("shuffle='batch' is not implemented in graphcore")
             if shuffle:
                 np.random.shuffle(index)
-            sums = np.zeros(len(fetches))
+            sums = _EpochSums(self._num_losses, len(fetches))
             for batch, begin in enumerate(range(0, num_samples, batch_size)):
                 ids = index[begin:begin + batch_size]
                 cbs.on_train_batch_begin(batch, {"batch": batch, "size": len(ids)})
                 values = self._run([train_op, fetches], [a[ids] for a in xs],
-                                   [a[ids] for a in ys], training=True)[1]
-                sums += np.asarray(values, np.float64) * len(ids)
+                                   [a[ids] for a in ys], training=True,
+                                   ws=[None if w is None else w[ids] for w in ws])[1]
+                sums.add(values, len(ids))
                 logs = {"batch": batch, "size": len(ids)}
-                logs.update(zip(self.metrics_names, (float(v) for v in values)))
+                # As Keras: the batch's loss, the metrics so far in the epoch.
+                logs.update(zip(self.metrics_names, sums.results(values)))
                 cbs.on_train_batch_end(batch, logs)
-            epoch_logs = dict(zip(self.metrics_names, (float(v) for v in sums / num_samples)))
+            epoch_logs = dict(zip(self.metrics_names, sums.results()))
             if val is not None and (epoch + 1) % validation_freq == 0:
-                results = self._test_loop(val[0], val[1], batch_size)
+                results = self._test_loop(val[0], val[1], batch_size, val[2])
                 epoch_logs.update(("val_" + n, v) for n, v in zip(self.metrics_names,
                                                                    results))
             if verbose:
@@ -270,15 +383,17 @@ class Model(Network):
         cbs.on_train_end()
         return self.history
 
-    def _test_loop(self, xs: list, ys: list, batch_size: int) -> list:
+    def _test_loop(self, xs: list, ys: list, batch_size: int, ws: list | None = None) -> list:
         num_samples = len(xs[0])
-        sums = np.zeros(len(self._test_fetches))
+        ws = ws or [None] * len(ys)
+        sums = _EpochSums(self._num_losses, len(self._test_fetches))
         for begin in range(0, num_samples, batch_size):
-            batch_x = [a[begin:begin + batch_size] for a in xs]
-            batch_y = [a[begin:begin + batch_size] for a in ys]
-            values = self._run(self._test_fetches, batch_x, batch_y, training=False)
-            sums += np.asarray(values, np.float64) * len(batch_x[0])
-        return [float(v) for v in sums / num_samples]
+            batch = slice(begin, begin + batch_size)
+            values = self._run(self._test_fetches, [a[batch] for a in xs],
+                               [a[batch] for a in ys], training=False,
+                               ws=[None if w is None else w[batch] for w in ws])
+            sums.add(values, len(xs[0][batch]))
+        return sums.results()
 
     def evaluate(self, x: Any = None, y: Any = None, batch_size: int | None = None,
                  verbose: int = 1, sample_weight: Any = None, steps: Any = None,
@@ -286,14 +401,14 @@ class Model(Network):
         """The loss (and metrics) over ``x``, ``y``: a scalar, or a list in the order of
         ``metrics_names``."""
         del callbacks, kwargs
-        if sample_weight is not None or steps is not None:
-            raise NotImplementedError("evaluate: sample_weight and steps are not "
-                                      "implemented in graphcore")
+        if steps is not None:
+            raise NotImplementedError("evaluate(steps=...) is not implemented in graphcore")
         self._check_compiled()
         self._ensure_inputs(x)
-        results = self._test_loop(self._standardize(x, self.inputs, "input"),
-                                  self._standardize(y, self.outputs, "target"),
-                                  batch_size or 32)
+        ys = self._standardize(y, self.outputs, "target")
+        results = self._test_loop(self._standardize(x, self.inputs, "input"), ys,
+                                  batch_size or 32,
+                                  self._sample_weights_for(ys, sample_weight, None))
         if verbose:
             print(" - ".join(f"{k}: {v:.4f}" for k, v in zip(self.metrics_names, results)))
         return results[0] if len(results) == 1 else results
@@ -315,29 +430,56 @@ class Model(Network):
     def train_on_batch(self, x: Any, y: Any = None, sample_weight: Any = None,
                        class_weight: Any = None, reset_metrics: bool = True) -> Any:
         del reset_metrics
-        if sample_weight is not None or class_weight is not None:
-            raise NotImplementedError("train_on_batch: sample and class weights are not "
-                                      "implemented in graphcore")
         self._check_compiled()
         self._ensure_inputs(x)
         train_op, fetches = self._train_fetches
+        ys = self._standardize(y, self.outputs, "target")
         values = self._run([train_op, fetches], self._standardize(x, self.inputs, "input"),
-                           self._standardize(y, self.outputs, "target"), training=True)[1]
-        return values[0] if len(values) == 1 else list(values)
+                           ys, training=True,
+                           ws=self._sample_weights_for(ys, sample_weight, class_weight))[1]
+        values = self._results(values)
+        return values[0] if len(values) == 1 else values
 
     def test_on_batch(self, x: Any, y: Any = None, sample_weight: Any = None,
                       reset_metrics: bool = True) -> Any:
         del reset_metrics
-        if sample_weight is not None:
-            raise NotImplementedError("test_on_batch: sample weights are not implemented")
         self._check_compiled()
         self._ensure_inputs(x)
+        ys = self._standardize(y, self.outputs, "target")
         values = self._run(self._test_fetches, self._standardize(x, self.inputs, "input"),
-                           self._standardize(y, self.outputs, "target"), training=False)
-        return values[0] if len(values) == 1 else list(values)
+                           ys, training=False,
+                           ws=self._sample_weights_for(ys, sample_weight, None))
+        values = self._results(values)
+        return values[0] if len(values) == 1 else values
 
     def predict_on_batch(self, x: Any) -> Any:
         self._ensure_inputs(x)
         outs = self._run(self.outputs, self._standardize(x, self.inputs, "input"), [],
                          training=False)
         return outs[0] if len(outs) == 1 else outs
+
+
+class _EpochSums:
+    """What an epoch reports, as TF1's Keras loops aggregate it: the losses averaged over
+    the batches weighted by their sizes, each metric its total over its count."""
+
+    def __init__(self, num_losses: int, num_fetches: int) -> None:
+        self.num_losses = num_losses
+        self.losses = np.zeros(num_losses)
+        self.totals = np.zeros((num_fetches - num_losses) // 2)
+        self.counts = np.zeros_like(self.totals)
+        self.samples = 0
+
+    def add(self, values: Any, size: int) -> None:
+        values = np.asarray(values, np.float64)
+        n = self.num_losses
+        self.losses += values[:n] * size
+        self.totals += values[n::2]
+        self.counts += values[n + 1::2]
+        self.samples += size
+
+    def results(self, batch_values: Any = None) -> list:
+        """The epoch's values so far (with ``batch_values``: that batch's losses)."""
+        losses = self.losses / max(self.samples, 1) if batch_values is None else \
+            np.asarray(batch_values, np.float64)[:self.num_losses]
+        return [float(v) for v in losses] + [float(v) for v in self.totals / self.counts]

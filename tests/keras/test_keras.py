@@ -312,3 +312,23 @@ def test_model_file_and_json_roundtrip(tmp_path):
 
     with pytest.raises(NotImplementedError, match="must override `get_config"):
         Scale(2.0).get_config()
+
+
+def test_masked_steps_carry_the_rnn_state_and_weights_scale_the_loss():
+    inp = keras.Input((None,), dtype="int32")
+    h = keras.layers.Embedding(5, 3, mask_zero=True)(inp)
+    seq = keras.layers.SimpleRNN(2, return_sequences=True)(h)
+    out = keras.layers.LSTM(2)(seq)
+    model = keras.Model(inp, out)
+    padded = model.predict(np.array([[1, 2, 3, 0, 0], [4, 0, 0, 0, 0]]))
+    np.testing.assert_allclose(padded[0], model.predict(np.array([[1, 2, 3]]))[0], rtol=1e-6)
+    np.testing.assert_allclose(padded[1], model.predict(np.array([[4]]))[0], rtol=1e-6)
+    model.compile("sgd", "mse")
+    x, y = np.array([[1, 2], [3, 0]]), np.array([[0.5, 0.0], [1.0, -1.0]], np.float32)
+    full = model.evaluate(x, y, verbose=0)
+    assert model.evaluate(x, y, sample_weight=np.array([2.0, 2.0]), verbose=0) == \
+        pytest.approx(2 * full)
+    first = model.evaluate(x[:1], y[:1], verbose=0)
+    assert model.evaluate(x, y, sample_weight=np.array([2.0, 0.0]), verbose=0) == \
+        pytest.approx(first)
+    assert model.evaluate(x, y, verbose=0) == pytest.approx(full)
