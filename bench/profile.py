@@ -22,18 +22,18 @@ import numpy as np
 
 def _mlp(case: str) -> tuple[Callable[[], Any], Callable[[], None]]:
     import graphcore
-    from bench import mlp
+    from bench import common, mlp
 
     sizes, batch, opt, lr, data = mlp.CASES[case]
     model = mlp.GraphMLP(graphcore, sizes, batch, opt, lr, mlp.init_params(sizes))
-    return mlp._stepper(model, mlp.make_data(sizes, batch, data)), model.close
+    return common.cycling_steps(model, mlp.make_data(sizes, batch, data)), model.close
 
 
 def _convnet(case: str) -> tuple[Callable[[], Any], Callable[[], None]]:
-    from bench import convnet
+    from bench import common, convnet
 
     model, batches, _ = convnet.make_model("graphcore", case, quick=False)
-    return convnet._stepper(model, batches), model.close
+    return common.cycling_steps(model, batches), model.close
 
 
 def _matmul() -> tuple[Callable[[], Any], Callable[[], None]]:

@@ -63,6 +63,46 @@ _FORWARDS_DEAD = frozenset({"_Send", "_Retval"})
 # a generated straight-line function.
 _STRAIGHT_LINE_MAX = 20000
 
+# Shape arithmetic (grappler's constant folding of shapes, done per step shape): ops whose
+# outputs depend only on their inputs' shapes ...
+_SHAPE_OPS = frozenset({"Shape", "ShapeN", "Size", "Rank"})
+# ... and pure, deterministic ops whose outputs depend only on their input values.  A node
+# of these whose inputs are constants or such values (the gradient's Shape ->
+# BroadcastGradientArgs, the Mean gradient's divisor) is computed once per distinct tuple
+# of the shapes it derives from, and its value reused by later steps.
+_FOLDABLE_OPS = _SHAPE_OPS | frozenset({
+    "Add", "AddV2", "Sub", "Mul", "RealDiv", "Div", "FloorDiv", "FloorMod", "TruncateDiv",
+    "Maximum", "Minimum", "Neg", "Abs", "Cast", "Range", "Prod", "Sum", "Max", "Min", "All",
+    "Any", "ExpandDims", "Reshape", "Squeeze", "Pack", "Unpack", "ConcatV2", "Concat",
+    "StridedSlice", "Slice", "GatherV2", "Gather", "Fill", "Tile", "Equal", "NotEqual",
+    "Less", "LessEqual", "Greater", "GreaterEqual", "LogicalAnd", "LogicalOr", "LogicalNot",
+    "Select", "SelectV2", "BroadcastGradientArgs", "BroadcastArgs", "BroadcastTo",
+    "DynamicStitch", "InvertPermutation", "Transpose", "ZerosLike", "OnesLike", "Identity"})
+# Folded values larger than this are recomputed every step rather than kept (grappler's
+# constant folding has such a limit too); a memo holds at most _FOLD_KEYS shape tuples.
+_FOLD_MAX_BYTES = 1 << 16
+_FOLD_KEYS = 64
+_SHAPE_PROXY = np.zeros((), np.int8)
+
+
+def _shape_proxy(shape: tuple) -> np.ndarray:
+    """An array of ``shape`` holding no memory: what a folded Shape/Size/Rank reads."""
+    return np.broadcast_to(_SHAPE_PROXY, shape)
+
+
+def _memoize(memo: dict, key: Any, values: tuple) -> tuple:
+    """Keeps ``values`` (read-only) under ``key`` when each is a small array."""
+    for v in values:
+        if not isinstance(v, (np.ndarray, np.generic)) or v.nbytes > _FOLD_MAX_BYTES:
+            return values
+    for v in values:
+        if isinstance(v, np.ndarray):
+            v.flags.writeable = False
+    if len(memo) >= _FOLD_KEYS:
+        memo.clear()
+    memo[key] = values
+    return values
+
 _K_NORMAL, _K_MERGE, _K_ENTER, _K_EXIT, _K_NEXT, _K_TRIGGER, _K_FORWARDS_DEAD = range(7)
 _KINDS = {"Merge": _K_MERGE, "RefMerge": _K_MERGE, "Enter": _K_ENTER, "RefEnter": _K_ENTER,
           "Exit": _K_EXIT, "RefExit": _K_EXIT, "NextIteration": _K_NEXT,
@@ -89,6 +129,11 @@ class _Frame:
         self.children: dict[tuple[int, str], _Frame] = {}
         self.dead_exits: set[int] = set()
         self.live_exits: set[int] = set()
+
+
+def _tuple(items: list[str]) -> str:
+    """Python source of a tuple of ``items``."""
+    return "(" + "".join(f"{item}, " for item in items) + ")"
 
 
 def _deref(value: Any) -> Any:
@@ -253,8 +298,10 @@ class PartitionExecutor:
             executor = this()
             return e if executor is None else executor._straight_line_error(p, e)
 
-        names: dict[str, Any] = {"_deref": _deref, "_fail": fail}
+        names: dict[str, Any] = {"_deref": _deref, "_fail": fail, "_shape": np.shape,
+                                 "_proxy": _shape_proxy, "_memoize": _memoize}
         body = [f"    s{slot} = args[{index}]" for slot, index in self._arg_slots]
+        folded, frontier = self._shape_folding(consts)
 
         def ref(slot: int) -> str:
             if slot in consts:
@@ -267,6 +314,16 @@ class PartitionExecutor:
 
         for pos, (fn, ins, out, nout, deref, needs_step, last) in enumerate(self._program):
             names[f"f{pos}"] = fn
+            if pos in folded:
+                if folded[pos] is not None:  # a Shape/Size/Rank: keep its inputs' shapes
+                    shapes = [f"_shape({ref(i)})" for i in ins]
+                    body.append(f"    r{pos} = {shapes[0] if folded[pos] else _tuple(shapes)}")
+                if pos in frontier:
+                    body.extend(self._fold_call(pos, frontier[pos], folded, names, consts))
+                    defined.update(out + i for i in range(nout))
+                body.extend(f"    s{i} = None" for i in last
+                            if i not in consts and i in defined)
+                continue
             inputs = [ref(i) for i in ins]
             if deref is not None:
                 inputs = [f"_deref({a})" if d else a for a, d in zip(inputs, deref)]
@@ -293,6 +350,79 @@ class PartitionExecutor:
         except (SyntaxError, RecursionError, MemoryError):  # pragma: no cover - huge plans
             return None
         return names["straight_line"]
+
+    def _shape_folding(self, consts: set[int]) -> tuple[dict[int, Any], dict[int, list]]:
+        """Which program entries fold (``_FOLDABLE_OPS``): position -> True for a
+        one-input Shape/Size/Rank, False for a ShapeN (its shape-tuple local ``r<pos>``
+        holds one shape per input), None for the others; and the frontier: each folded
+        entry that a kernel reads, with the folded entries it derives from, in order.
+        Values a step returns or sends stay computed (the caller may write to them)."""
+        program = self._program
+        ops = [self._instrs[k].op for k in self._program_index]
+        producer: dict[int, int] = {}
+        for pos, (_, _, out, nout, _, _, _) in enumerate(program):
+            for i in range(nout):
+                producer[out + i] = pos
+        shipped = {producer.get(slot) for _, slot, _ in self._retval_slots}
+        for pos, entry in enumerate(program):
+            if ops[pos] == "_Send":
+                shipped.update(producer.get(i) for i in entry[1])
+        folded: dict[int, Any] = {}
+        for pos, (_, ins, _, nout, deref, needs_step, _) in enumerate(program):
+            op = ops[pos]
+            if op not in _FOLDABLE_OPS or needs_step or deref is not None or not nout \
+                    or pos in shipped:
+                continue
+            if op in _SHAPE_OPS:
+                folded[pos] = op != "ShapeN"
+            elif all(i in consts or producer.get(i) in folded for i in ins):
+                folded[pos] = None
+        frontier: dict[int, list] = {}
+        for pos, entry in enumerate(program):
+            if pos in folded:
+                continue
+            for i in entry[1]:
+                q = producer.get(i)
+                if q in folded and q not in frontier:
+                    cone, todo = set(), [q]
+                    while todo:
+                        c = todo.pop()
+                        if c not in cone:
+                            cone.add(c)
+                            if folded[c] is None:
+                                todo.extend(producer[j] for j in program[c][1]
+                                            if j not in consts)
+                    frontier[q] = sorted(cone)
+        return folded, frontier
+
+    def _fold_call(self, pos: int, cone: list[int], folded: dict[int, Any],
+                   names: dict[str, Any], consts: set[int]) -> list[str]:
+        """The lines computing folded entry ``pos``: its value looked up by the shapes its
+        cone's Shape/Size/Rank entries read, computed by a generated function ``fold<pos>``
+        (the cone's kernels on shape-only proxy arrays) when the memo misses."""
+        program = self._program
+        roots = [c for c in cone if folded[c] is not None]
+        key = _tuple([f"r{c}" for c in roots]) if len(roots) != 1 else f"r{roots[0]}"
+        lines = ["def fold(" + ", ".join(f"r{c}" for c in roots) + "):", "  q = -1", "  try:"]
+        for c in cone:
+            _, ins, out, nout, _, _, _ = program[c]
+            lines.append(f"    q = {c}")
+            if c in roots:
+                args = f"_proxy(r{c})" if folded[c] else f"*map(_proxy, r{c})"
+            else:
+                args = ", ".join(f"c{i}" if i in consts else f"s{i}" for i in ins)
+                names.update((f"c{i}", self._template[i]) for i in ins if i in consts)
+            lines.append(f"    {''.join(f's{out + i}, ' for i in range(nout))}= f{c}({args})")
+        _, _, out, nout, _, _, _ = program[pos]
+        lines += [f"    return {_tuple([f's{out + i}' for i in range(nout)])}",
+                  "  except BaseException as e:", "    raise _fail(q, e) from None"]
+        exec(compile("\n".join(lines), f"<graphcore fold {pos}>", "exec"), names)
+        names[f"fold{pos}"] = names.pop("fold")
+        names[f"m{pos}"] = {}
+        return [f"    p = {pos}", f"    v = m{pos}.get({key})",
+                "    if v is None:",
+                f"        v = _memoize(m{pos}, {key}, fold{pos}({', '.join(f'r{c}' for c in roots)}))",
+                f"    {''.join(f's{out + i}, ' for i in range(nout))}= v"]
 
     def _straight_line_error(self, p: int, e: BaseException) -> BaseException:
         if p >= 0:

@@ -411,3 +411,34 @@ def test_run_is_one_generated_straight_line_function_equal_to_the_slot_loop():
     for got, want in zip(by_line.retvals, by_loop.retvals):
         np.testing.assert_array_equal(got, want)
     np.testing.assert_array_equal(by_line.retvals[3], [3.0, 20.0])
+
+
+def test_shape_arithmetic_is_folded_per_input_shape():
+    """Shape -> BroadcastGradientArgs and the Mean gradient's divisor are computed once
+    per distinct input shape (a memo in the straight line) and reused; the values match
+    the slot loop's for every batch size, a fetched shape stays the caller's to write, and
+    an error in folded arithmetic names its node on every step."""
+    x = tf.placeholder(tf.float32, [None, 3], name="x")
+    b = tf.Variable(np.ones(3, np.float32), name="b")
+    loss = tf.reduce_mean(tf.square(x + b))
+    grad_b, = tf.gradients(loss, [b])
+    shape = tf.shape(x, name="shape")
+    x2 = tf.placeholder(tf.float32, name="x2")
+    bad = tf.square(tf.cast(tf.reshape(tf.shape(x2), [3], name="bad"), tf.float32))
+    with tf.Session() as sess:
+        sess.run(b.initializer)
+        for n in (2, 5, 2, 5):
+            feed = np.arange(3 * n, dtype=np.float32).reshape(n, 3)
+            got, s = sess.run([grad_b, shape], {x: feed})
+            np.testing.assert_allclose(got, np.mean(2 * (feed + 1), axis=0) / 3, rtol=1e-6)
+            s[0] = -1  # the caller's own copy
+        ex = next(p for k, p in sess._engine._plans.items() if "shape:0" in k[1]).executors[0]
+        memos = [v for k, v in ex._straight.__globals__.items() if k.startswith("m")
+                 and isinstance(v, dict)]
+        assert memos and all(len(m) == 2 for m in memos if m)  # batch 2 and batch 5
+        by_loop = Step([feed], 2, None)
+        ex._run(by_loop)
+        np.testing.assert_allclose(by_loop.retvals[0], got)
+        for _ in range(2):
+            with pytest.raises(errors.InvalidArgumentError, match="{node bad}"):
+                sess.run(bad, {x2: feed})
