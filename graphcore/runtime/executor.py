@@ -373,10 +373,10 @@ class PartitionExecutor:
             if op not in _FOLDABLE_OPS or needs_step or deref is not None or not nout \
                     or pos in shipped:
                 continue
-            if op in _SHAPE_OPS:
-                folded[pos] = op != "ShapeN"
-            elif all(i in consts or producer.get(i) in folded for i in ins):
+            if all(i in consts or producer.get(i) in folded for i in ins):
                 folded[pos] = None
+            elif op in _SHAPE_OPS and not any(producer.get(i) in folded for i in ins):
+                folded[pos] = op != "ShapeN"  # (reads step values, not folded ones)
         frontier: dict[int, list] = {}
         for pos, entry in enumerate(program):
             if pos in folded:

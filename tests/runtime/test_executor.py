@@ -423,20 +423,23 @@ def test_shape_arithmetic_is_folded_per_input_shape():
     loss = tf.reduce_mean(tf.square(x + b))
     grad_b, = tf.gradients(loss, [b])
     shape = tf.shape(x, name="shape")
+    # A Shape of a folded value (Fill) folds with it.
+    same = tf.reduce_sum(tf.reshape(x, tf.shape(tf.fill(tf.shape(x), 1.0))), axis=0)
     x2 = tf.placeholder(tf.float32, name="x2")
     bad = tf.square(tf.cast(tf.reshape(tf.shape(x2), [3], name="bad"), tf.float32))
     with tf.Session() as sess:
         sess.run(b.initializer)
         for n in (2, 5, 2, 5):
             feed = np.arange(3 * n, dtype=np.float32).reshape(n, 3)
-            got, s = sess.run([grad_b, shape], {x: feed})
+            got, s, total = sess.run([grad_b, shape, same], {x: feed})
+            np.testing.assert_allclose(total, feed.sum(axis=0))
             np.testing.assert_allclose(got, np.mean(2 * (feed + 1), axis=0) / 3, rtol=1e-6)
             s[0] = -1  # the caller's own copy
         ex = next(p for k, p in sess._engine._plans.items() if "shape:0" in k[1]).executors[0]
         memos = [v for k, v in ex._straight.__globals__.items() if k.startswith("m")
                  and isinstance(v, dict)]
         assert memos and all(len(m) == 2 for m in memos if m)  # batch 2 and batch 5
-        by_loop = Step([feed], 2, None)
+        by_loop = Step([feed], 3, None)
         ex._run(by_loop)
         np.testing.assert_allclose(by_loop.retvals[0], got)
         for _ in range(2):
