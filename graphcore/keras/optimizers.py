@@ -1,8 +1,9 @@
-"""tf.keras.optimizers (graph mode): SGD, Adam and RMSprop with Keras' arguments and update
-rules, their learning rate and iteration count Keras variables (``K.set_value(opt.lr, x)``
-works), ``decay`` (lr / (1 + decay * iterations)) and gradient clipping. SGD and Adam run
-graphcore's tf.train optimizers (the same updates: Keras' momentum and Adam are TF's);
-RMSprop is Keras' own rule (epsilon outside the square root, mean square from zeros)."""
+"""tf.keras.optimizers (graph mode): SGD, Adam, RMSprop, Adagrad, Adadelta, Adamax, Nadam
+and Ftrl with Keras' arguments, defaults and update rules, their learning rate and
+iteration count Keras variables (``K.set_value(opt.lr, x)`` works), ``decay`` (lr / (1 +
+decay * iterations)), gradient clipping and Keras' configs. SGD, Adam, Adadelta and Ftrl
+run graphcore's tf.train optimizers (Keras' rules are TF's kernels there); RMSprop,
+Adagrad, Adamax and Nadam are Keras' own rules (keras/optimizer_rules.py)."""
 
 from __future__ import annotations
 
@@ -13,50 +14,13 @@ from graphcore.framework.indexed_slices import IndexedSlices
 from graphcore.framework.tensor_conversion import convert_to_tensor
 from graphcore.keras import backend as K
 from graphcore.keras import custom_objects as custom_lib
+from graphcore.keras import optimizer_rules as rules
 from graphcore.ops import clip_ops, control_flow_ops, gradients_impl, math_ops, state_ops
-from graphcore.train import adam, gradient_descent, optimizer
+from graphcore.train import adadelta, adam, ftrl, gradient_descent, optimizer
 from graphcore.train import momentum as momentum_lib
 
-__all__ = ["Adam", "Optimizer", "RMSprop", "SGD", "deserialize", "get", "serialize"]
-
-
-class _KerasRMSProp(optimizer.Optimizer):
-    """Keras' RMSprop: ms = rho*ms + (1-rho)*g^2; var -= lr*g/(sqrt(ms)+eps) (with
-    ``momentum``: mom = momentum*mom + lr*g/sqrt(ms+eps); var -= mom, TF's ApplyRMSProp)."""
-
-    def __init__(self, learning_rate: Any, rho: float, momentum_value: float, epsilon: float,
-                 centered: bool, name: str) -> None:
-        super().__init__(False, name)
-        self._lr, self._rho, self._momentum = learning_rate, rho, momentum_value
-        self._epsilon, self._centered = epsilon, centered
-
-    def _create_slots(self, var_list: list) -> None:
-        for v in var_list:
-            self._zeros_slot(v, "rms", self._name)
-            if self._momentum:
-                self._zeros_slot(v, "momentum", self._name)
-            if self._centered:
-                self._zeros_slot(v, "mg", self._name)
-
-    def _apply_dense(self, grad: Any, var: Any) -> Any:
-        dtype = var.dtype.base_dtype
-        lr = math_ops.cast(self._lr, dtype)
-        rms = self.get_slot(var, "rms")
-        rms_t = state_ops.assign(rms, self._rho * rms + (1.0 - self._rho) * math_ops.square(grad))
-        denom = rms_t
-        if self._centered:
-            mg = self.get_slot(var, "mg")
-            mg_t = state_ops.assign(mg, self._rho * mg + (1.0 - self._rho) * grad)
-            denom = rms_t - math_ops.square(mg_t)
-        if self._momentum:
-            mom = self.get_slot(var, "momentum")
-            mom_t = state_ops.assign(
-                mom, self._momentum * mom + lr * grad / math_ops.sqrt(denom + self._epsilon))
-            return state_ops.assign_sub(var, mom_t)
-        return state_ops.assign_sub(var, lr * grad / (math_ops.sqrt(denom) + self._epsilon))
-
-    def _apply_sparse_duplicate_indices(self, grad: Any, var: Any) -> Any:
-        return self._apply_dense(convert_to_tensor(grad), var)
+__all__ = ["Adadelta", "Adagrad", "Adam", "Adamax", "Ftrl", "Nadam", "Optimizer", "RMSprop",
+           "SGD", "deserialize", "get", "serialize"]
 
 
 class Optimizer:
@@ -220,11 +184,116 @@ class RMSprop(Optimizer):
         return self.momentum_value
 
     def _tf_optimizer(self, lr: Any) -> optimizer.Optimizer:
-        return _KerasRMSProp(lr, self.rho, self.momentum_value, self.epsilon, self.centered,
+        return rules.KerasRMSProp(lr, self.rho, self.momentum_value, self.epsilon, self.centered,
                              self._name)
 
 
-_BY_NAME = {"sgd": SGD, "adam": Adam, "rmsprop": RMSprop}
+class Adagrad(Optimizer):
+    def __init__(self, learning_rate: float = 0.001, initial_accumulator_value: float = 0.1,
+                 epsilon: float = 1e-7, name: str = "Adagrad", **kwargs: Any) -> None:
+        if initial_accumulator_value < 0.0:
+            raise ValueError("initial_accumulator_value must be non-negative: "
+                             f"{initial_accumulator_value}")
+        super().__init__(name, learning_rate, **kwargs)
+        self.initial_accumulator_value, self.epsilon = initial_accumulator_value, epsilon
+
+    _config_keys = ("initial_accumulator_value", "epsilon")
+
+    def _tf_optimizer(self, lr: Any) -> optimizer.Optimizer:
+        return rules.KerasAdagrad(lr, self.initial_accumulator_value, self.epsilon,
+                                  self._name)
+
+
+class Adadelta(Optimizer):
+    def __init__(self, learning_rate: float = 0.001, rho: float = 0.95,
+                 epsilon: float = 1e-7, name: str = "Adadelta", **kwargs: Any) -> None:
+        super().__init__(name, learning_rate, **kwargs)
+        self.rho, self.epsilon = rho, epsilon
+
+    _config_keys = ("rho", "epsilon")
+
+    def _tf_optimizer(self, lr: Any) -> optimizer.Optimizer:
+        return adadelta.AdadeltaOptimizer(lr, self.rho, self.epsilon, name=self._name)
+
+
+class Adamax(Optimizer):
+    def __init__(self, learning_rate: float = 0.001, beta_1: float = 0.9,
+                 beta_2: float = 0.999, epsilon: float = 1e-7, name: str = "Adamax",
+                 **kwargs: Any) -> None:
+        super().__init__(name, learning_rate, **kwargs)
+        self.beta_1, self.beta_2, self.epsilon = beta_1, beta_2, epsilon
+
+    _config_keys = ("beta_1", "beta_2", "epsilon")
+
+    def _tf_optimizer(self, lr: Any) -> optimizer.Optimizer:
+        return rules.KerasAdamax(lr, self.beta_1, self.beta_2, self.epsilon, self.iterations,
+                                 self._name)
+
+
+class Nadam(Optimizer):
+    """Adam with Nesterov momentum; its ``decay`` (``schedule_decay``, 0.004) is the
+    momentum schedule's, not the learning rate's."""
+
+    def __init__(self, learning_rate: float = 0.001, beta_1: float = 0.9,
+                 beta_2: float = 0.999, epsilon: float = 1e-7, name: str = "Nadam",
+                 **kwargs: Any) -> None:
+        kwargs["decay"] = kwargs.pop("schedule_decay", kwargs.get("decay", 0.004))
+        super().__init__(name, learning_rate, **kwargs)
+        self.beta_1, self.beta_2, self.epsilon = beta_1, beta_2, epsilon
+
+    _config_keys = ("beta_1", "beta_2", "epsilon")
+
+    def _lr_t(self) -> Any:
+        return convert_to_tensor(self.learning_rate)
+
+    def _tf_optimizer(self, lr: Any) -> optimizer.Optimizer:
+        return rules.KerasNadam(lr, self.beta_1, self.beta_2, self.epsilon, self.iterations,
+                                self._name, schedule_decay=self._initial["decay"])
+
+
+class Ftrl(Optimizer):
+    def __init__(self, learning_rate: float = 0.001, learning_rate_power: float = -0.5,
+                 initial_accumulator_value: float = 0.1,
+                 l1_regularization_strength: float = 0.0,
+                 l2_regularization_strength: float = 0.0, name: str = "Ftrl",
+                 l2_shrinkage_regularization_strength: float = 0.0, beta: float = 0.0,
+                 **kwargs: Any) -> None:
+        super().__init__(name, learning_rate, **kwargs)
+        if initial_accumulator_value < 0.0:
+            raise ValueError("`initial_accumulator_value` needs to be positive or zero. "
+                             f"Received: initial_accumulator_value={initial_accumulator_value}.")
+        if learning_rate_power > 0.0:
+            raise ValueError("`learning_rate_power` needs to be negative or zero. Received: "
+                             f"learning_rate_power={learning_rate_power}.")
+        for key, value in (("l1_regularization_strength", l1_regularization_strength),
+                           ("l2_regularization_strength", l2_regularization_strength),
+                           ("l2_shrinkage_regularization_strength",
+                            l2_shrinkage_regularization_strength)):
+            if value < 0.0:
+                raise ValueError(f"`{key}` needs to be positive or zero. Received: "
+                                 f"{key}={value}.")
+        self.learning_rate_power = learning_rate_power
+        self.initial_accumulator_value = initial_accumulator_value
+        self.l1_regularization_strength = l1_regularization_strength
+        self.l2_regularization_strength = l2_regularization_strength
+        self.l2_shrinkage_regularization_strength = l2_shrinkage_regularization_strength
+        self.beta = beta
+
+    _config_keys = ("learning_rate_power", "initial_accumulator_value",
+                    "l1_regularization_strength", "l2_regularization_strength",
+                    "l2_shrinkage_regularization_strength", "beta")
+
+    def _tf_optimizer(self, lr: Any) -> optimizer.Optimizer:
+        return ftrl.FtrlOptimizer(
+            lr, self.learning_rate_power, self.initial_accumulator_value,
+            self.l1_regularization_strength, self.l2_regularization_strength,
+            name=self._name,
+            l2_shrinkage_regularization_strength=self.l2_shrinkage_regularization_strength,
+            beta=self.beta)
+
+
+_BY_NAME = {"sgd": SGD, "adam": Adam, "rmsprop": RMSprop, "adagrad": Adagrad,
+            "adadelta": Adadelta, "adamax": Adamax, "nadam": Nadam, "ftrl": Ftrl}
 
 
 def serialize(optimizer: Optimizer) -> dict:

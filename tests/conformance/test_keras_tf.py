@@ -33,8 +33,10 @@ def _mlp(k, x):
         k.layers.Dropout(0.0),
         k.layers.Dense(3, activation="softmax"),
     ])
-    model.compile(k.optimizers.SGD(learning_rate=0.1), "sparse_categorical_crossentropy",
-                  metrics=["accuracy"])
+    model.compile(k.optimizers.Ftrl(learning_rate=0.1, l1_regularization_strength=0.01,
+                                    l2_regularization_strength=0.01, beta=0.1,
+                                    l2_shrinkage_regularization_strength=0.01),
+                  "sparse_categorical_crossentropy", metrics=["accuracy"])
     return model
 
 
@@ -71,7 +73,8 @@ def _cnn_bn(k, x):
         k.layers.Flatten(),
         k.layers.Dense(3, activation="softmax"),
     ])
-    model.compile("adam", "categorical_crossentropy", metrics=["accuracy"])
+    model.compile(k.optimizers.Adamax(learning_rate=0.02), "categorical_crossentropy",
+                  metrics=["accuracy"])
     return model
 
 
@@ -118,7 +121,7 @@ def _embedding(k, x):
     h = k.layers.Lambda(lambda t: t * 2.0)(h)
     out = k.layers.Dense(2)(h)
     model = k.Model(inp, out)
-    model.compile("sgd", "mse")
+    model.compile(k.optimizers.Nadam(learning_rate=0.05), "mse")
     return model
 
 
@@ -142,7 +145,7 @@ def _masked_text(k, x):
     h = k.layers.LSTM(5)(h)
     out = k.layers.Dense(1, activation="sigmoid")(h)
     model = k.Model(inp, out)
-    model.compile(k.optimizers.Adam(learning_rate=0.05), "binary_crossentropy",
+    model.compile(k.optimizers.Adagrad(learning_rate=0.1), "binary_crossentropy",
                   metrics=["accuracy"])
     return model
 
@@ -158,7 +161,7 @@ def _masked_steps(k, x):
     h = k.layers.Concatenate()([h, b])
     out = k.layers.TimeDistributed(k.layers.Dense(3, activation="softmax"))(h)
     model = k.Model(inp, out)
-    model.compile(k.optimizers.SGD(learning_rate=0.5), "sparse_categorical_crossentropy",
+    model.compile(k.optimizers.Adadelta(learning_rate=1.0), "sparse_categorical_crossentropy",
                   metrics=["accuracy"], weighted_metrics=["accuracy"])
     return model
 
