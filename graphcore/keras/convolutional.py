@@ -16,6 +16,7 @@ from graphcore.layers.base import normalize_tuple
 from graphcore.ops import array_ops, image_resize_ops, manip_ops, math_ops
 
 __all__ = [
+    "Cropping1D", "Cropping2D",
     "AveragePooling1D", "AveragePooling2D", "Conv1D", "Conv2D", "Conv2DTranspose",
     "GlobalAveragePooling1D", "GlobalAveragePooling2D", "GlobalMaxPooling1D",
     "GlobalMaxPooling2D", "MaxPooling1D", "MaxPooling2D", "SeparableConv2D", "UpSampling1D",
@@ -193,6 +194,11 @@ class ZeroPadding1D(ZeroPadding2D):
                                                                                padding),
                          **kwargs)
 
+    def get_config(self) -> dict:
+        config = super().get_config()
+        config["padding"] = self.padding[0]
+        return config
+
 
 class UpSampling2D(Layer):
     """Repeats rows and columns ``size`` times (nearest) or resizes bilinearly."""
@@ -245,3 +251,45 @@ class UpSampling1D(Layer):
         if steps is not None:
             x.set_shape([inputs.shape[0], steps * self.size, inputs.shape[2]])
         return x
+
+
+class Cropping2D(Layer):
+    """Crops rows and columns: an int, (rows, cols) or ((top, bottom), (left, right))."""
+
+    rank = 2
+    _has_build_config = False
+    _config_keys = ("cropping", "data_format")
+
+    def __init__(self, cropping: Any = ((0, 0), (0, 0)), data_format: str | None = None,
+                 **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.data_format = data_format or K.image_data_format() if self.rank > 1 \
+            else "channels_last"
+        if isinstance(cropping, int):
+            cropping = ((cropping, cropping),) * self.rank
+        cropping = [normalize_tuple(c, 2, "cropping") if not isinstance(c, int) else (c, c)
+                    for c in (cropping if self.rank > 1 else [cropping])]
+        self.cropping = tuple(cropping)
+        self.input_spec = InputSpec(ndim=self.rank + 2)
+
+    def call(self, inputs: Any) -> Any:
+        slices = [slice(None)] * (self.rank + 2)
+        for axis, (before, after) in zip(_spatial_axes(self.data_format, self.rank),
+                                         self.cropping):
+            slices[axis] = slice(before, -after if after else None)
+        return inputs[tuple(slices)]
+
+
+class Cropping1D(Cropping2D):
+    """Crops time steps: an int or (start, end)."""
+
+    rank = 1
+    _config_keys = ("cropping",)
+
+    def __init__(self, cropping: Any = (1, 1), **kwargs: Any) -> None:
+        super().__init__(cropping=normalize_tuple(cropping, 2, "cropping"), **kwargs)
+
+    def get_config(self) -> dict:
+        config = super().get_config()
+        config["cropping"] = self.cropping[0]
+        return config

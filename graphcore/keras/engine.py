@@ -200,6 +200,11 @@ class Layer(base_layer.Layer):
             if outputs is None:
                 raise ValueError("A layer's `call` method should return a Tensor or a "
                                  f"list of Tensors, not None (layer: {self.name}).")
+            # As Keras: an input returned unchanged is copied, so that its own history
+            # (the layer that made it) stays.
+            input_ids = {id(x) for x in nest.flatten(inputs)}
+            outputs = nest.map_structure(
+                lambda x: array_ops.identity(x) if id(x) in input_ids else x, outputs)
             if self._activity_regularizer is not None:
                 self._handle_activity_regularization(inputs, outputs)
             self._set_output_masks(inputs, outputs, input_masks)

@@ -21,12 +21,23 @@ from graphcore.framework import tensor_shape as shape_lib
 from graphcore.keras import activations, initializers, regularizers
 from graphcore.keras import backend as K
 from graphcore.keras import custom_objects as custom_lib
+from graphcore.keras.advanced_activations import (
+    ELU,
+    LeakyReLU,
+    PReLU,
+    ReLU,
+    Softmax,
+    ThresholdedReLU,
+)
+from graphcore.keras.attention import AdditiveAttention, Attention
 from graphcore.keras.convolutional import (
     AveragePooling1D,
     AveragePooling2D,
     Conv1D,
     Conv2D,
     Conv2DTranspose,
+    Cropping1D,
+    Cropping2D,
     GlobalAveragePooling1D,
     GlobalAveragePooling2D,
     GlobalMaxPooling1D,
@@ -40,6 +51,15 @@ from graphcore.keras.convolutional import (
     ZeroPadding2D,
 )
 from graphcore.keras.engine import Input, InputLayer, InputSpec, Layer, set_mask
+from graphcore.keras.layer_normalization import LayerNormalization
+from graphcore.keras.noise import (
+    ActivityRegularization,
+    AlphaDropout,
+    GaussianDropout,
+    GaussianNoise,
+    SpatialDropout1D,
+    SpatialDropout2D,
+)
 from graphcore.keras.recurrent import (
     GRU,
     LSTM,
@@ -52,9 +72,12 @@ from graphcore.keras.recurrent import (
     TimeDistributed,
 )
 from graphcore.layers import core, normalization
-from graphcore.ops import array_ops, embedding_ops, math_ops, nn_activation_ops
+from graphcore.ops import array_ops, embedding_ops, math_ops, nn_ops
 
 __all__ = [
+    "ActivityRegularization", "AdditiveAttention", "AlphaDropout", "Attention", "Cropping1D",
+    "Cropping2D", "Dot", "ELU", "GaussianDropout", "GaussianNoise", "LayerNormalization",
+    "PReLU", "SpatialDropout1D", "SpatialDropout2D", "ThresholdedReLU", "dot",
     "Activation", "Add", "AveragePooling1D", "AveragePooling2D", "AvgPool1D", "AvgPool2D",
     "Average", "BatchNormalization", "Concatenate", "Conv1D", "Conv2D", "Conv2DTranspose",
     "Convolution1D", "Convolution2D", "Convolution2DTranspose", "Dense", "Dropout",
@@ -170,60 +193,6 @@ class Activation(Layer):
 
     def call(self, inputs: Any) -> Any:
         return self.activation(inputs)
-
-
-class LeakyReLU(Layer):
-    """``max(x, alpha * x)``."""
-
-    _supports_masking = True
-    _has_build_config = False
-
-    _config_keys = ("alpha",)
-
-    def __init__(self, alpha: float = 0.3, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        self.alpha = float(np.float32(alpha))
-
-    def call(self, inputs: Any) -> Any:
-        return nn_activation_ops.leaky_relu(inputs, alpha=self.alpha)
-
-
-class ReLU(Layer):
-    """Rectified linear unit with optional ``max_value``, ``negative_slope`` and
-    ``threshold``."""
-
-    _supports_masking = True
-    _has_build_config = False
-
-    _config_keys = ("max_value", "negative_slope", "threshold")
-
-    def __init__(self, max_value: float | None = None, negative_slope: float = 0.0,
-                 threshold: float = 0.0, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        self.max_value = None if max_value is None else float(np.float32(max_value))
-        self.negative_slope = float(np.float32(negative_slope))
-        self.threshold = float(np.float32(threshold))
-
-    def call(self, inputs: Any) -> Any:
-        return activations.relu(inputs, alpha=self.negative_slope, max_value=self.max_value,
-                                threshold=self.threshold)
-
-
-class Softmax(Layer):
-
-    _supports_masking = True
-    _has_build_config = False
-    _config_keys = ("axis",)
-
-    def __init__(self, axis: int = -1, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        self.axis = axis
-
-    def call(self, inputs: Any, mask: Any = None) -> Any:
-        if mask is not None:
-            # As Keras: masked positions get a large negative logit.
-            inputs = inputs + (1.0 - math_ops.cast(mask, inputs.dtype)) * -1e9
-        return activations.softmax(inputs, axis=self.axis)
 
 
 class Permute(Layer):
@@ -560,6 +529,72 @@ class Concatenate(_Merge):
             else:
                 masks.append(m)
         return math_ops.reduce_all(array_ops.concat(masks, self.axis), axis=-1)
+
+
+class Dot(_Merge):
+    """The dot product of two samples' tensors along ``axes`` (one per input, or one for
+    both; negative counts from the end), optionally of their L2-normalized vectors
+    (cosine proximity)."""
+
+    _config_keys = ("axes", "normalize")
+
+    def __init__(self, axes: Any, normalize: bool = False, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        if not isinstance(axes, (int, list, tuple)) or \
+                isinstance(axes, (list, tuple)) and len(axes) != 2:
+            raise ValueError("Invalid format for argument `axes`: expected an int or a "
+                             f"list/tuple of 2 ints. Received: axes={axes}")
+        self.axes, self.normalize = axes, normalize
+
+    def build(self, input_shape: Any) -> None:
+        if not isinstance(input_shape, (list, tuple)) or len(input_shape) != 2:
+            raise ValueError("A `Dot` layer should be called on a list of 2 inputs. "
+                             f"Received: input_shape={input_shape}")
+        self.built = True
+
+    def _merge_function(self, inputs: list) -> Any:
+        x1, x2 = inputs
+        axes = [self.axes] * 2 if isinstance(self.axes, int) else list(self.axes)
+        axes = [a % t.shape.ndims if a < 0 else a for a, t in zip(axes, (x1, x2))]
+        if self.normalize:
+            x1 = nn_ops.l2_normalize(x1, axis=axes[0])
+            x2 = nn_ops.l2_normalize(x2, axis=axes[1])
+        return _batch_dot(x1, x2, axes)
+
+    def compute_mask(self, inputs: Any, mask: Any = None) -> Any:
+        return None
+
+
+def _batch_dot(x: Any, y: Any, axes: list) -> Any:
+    """Keras' batch_dot of rank-2 or rank-3 tensors: per sample, ``x`` contracted with
+    ``y`` along ``axes``; a rank-2 result gets a trailing axis of 1."""
+    rx, ry = x.shape.ndims, y.shape.ndims
+    if rx not in (2, 3) or ry not in (2, 3):
+        raise NotImplementedError("Dot of inputs of rank other than 2 or 3 is not "
+                                  "implemented in graphcore")
+    if rx == 2:
+        x = array_ops.expand_dims(x, 1)  # [b, 1, n]
+        axes = [2, axes[1]]
+    elif axes[0] == 1:
+        x = array_ops.transpose(x, [0, 2, 1])
+    if ry == 2:
+        y = array_ops.expand_dims(y, 2)  # [b, n, 1]
+        axes = [axes[0], 1]
+    elif axes[1] == 2:
+        y = array_ops.transpose(y, [0, 2, 1])
+    out = math_ops.matmul(x, y)
+    if rx == 2:
+        out = array_ops.squeeze(out, [1])
+    if ry == 2:
+        out = array_ops.squeeze(out, [-1])
+    if out.shape.ndims == 1:
+        out = array_ops.expand_dims(out, 1)
+    return out
+
+
+def dot(inputs: list, axes: Any, normalize: bool = False, **kwargs: Any) -> Any:
+    """Functional interface to the ``Dot`` layer."""
+    return Dot(axes=axes, normalize=normalize, **kwargs)(inputs)
 
 
 def _merge_fn(cls: type, name: str) -> Any:

@@ -166,6 +166,25 @@ def _masked_steps(k, x):
     return model
 
 
+def _layer_zoo(k, x):
+    inp = k.Input((6, 4))
+    h = k.layers.Masking()(k.layers.Cropping1D((1, 0))(inp))
+    h = k.layers.LayerNormalization()(k.layers.SpatialDropout1D(0.0)(h))
+    h = k.layers.Concatenate()([k.layers.Attention(use_scale=True)([h, h]),
+                                k.layers.AdditiveAttention()([h, h, h])])
+    h = k.layers.PReLU(alpha_initializer="ones", shared_axes=[1])(h)
+    h = k.layers.ThresholdedReLU(0.1)(k.layers.ELU(0.5)(h))
+    h = k.layers.GaussianDropout(0.0)(k.layers.GaussianNoise(0.0)(h))
+    d = k.layers.Dot(axes=(2, 2), normalize=True)([h, k.layers.AlphaDropout(0.0)(h)])
+    img = k.layers.Reshape((6, 4, 1))(inp)
+    img = k.layers.Cropping2D(((1, 1), (0, 1)))(k.layers.SpatialDropout2D(0.0)(img))
+    h = k.layers.Concatenate()([k.layers.Flatten()(d), k.layers.Flatten()(img)])
+    out = k.layers.Dense(2)(k.layers.ActivityRegularization(l2=0.01)(h))
+    model = k.Model(inp, out)
+    model.compile(k.optimizers.RMSprop(learning_rate=0.01), "mse")
+    return model
+
+
 def _data(name):
     if name.startswith("cnn") or name == "conv_zoo":
         x = RNG.normal(size=(N, 8, 8, 1)).astype(np.float32)
@@ -186,6 +205,10 @@ def _data(name):
         x = (RNG.normal(size=(N, 5, 2)) * (np.arange(5) < lengths[:, None])[..., None])
         x = x.astype(np.float32)
         y = RNG.integers(0, 3, (N, 5, 1))
+    elif name == "layer_zoo":
+        x = RNG.normal(size=(N, 6, 4)).astype(np.float32)
+        x[::3, 4:] = 0.0  # masked steps
+        y = RNG.normal(size=(N, 2)).astype(np.float32)
     elif name == "embedding":
         x = RNG.integers(0, 10, (N, 4)).astype(np.int32)
         y = RNG.normal(size=(N, 2)).astype(np.float32)
@@ -198,7 +221,7 @@ def _data(name):
 CASES = {"mlp": _mlp, "mlp_bn_adam": _mlp_bn_adam, "cnn": _cnn, "cnn_bn": _cnn_bn,
          "conv_zoo": _conv_zoo,
          "two_inputs": _two_inputs, "embedding": _embedding, "recurrent": _recurrent,
-         "masked_text": _masked_text, "masked_steps": _masked_steps}
+         "masked_text": _masked_text, "masked_steps": _masked_steps, "layer_zoo": _layer_zoo}
 # fit's (and evaluate's) weights per case.
 WEIGHTS = {"masked_text": {"class_weight": {0: 1.0, 1: 2.5}},
            "masked_steps": {"sample_weight": np.linspace(0.5, 2.0, N).astype(np.float32)}}
