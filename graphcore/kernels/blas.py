@@ -31,6 +31,7 @@ import importlib.util
 import logging
 import os
 import threading
+import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -53,6 +54,15 @@ _SMALL = 65536 * 4
 # thread costs more than it saves there, and much more when the cores are shared (the
 # woken thread waits for a core while the caller waits at the barrier).
 SERIAL_MACS = 1 << 20
+# Above it, each product shape times both team sizes (the intra-op thread count, and one
+# thread) and runs on the faster, as libgomp's OMP_DYNAMIC sizes teams by the load: when
+# other processes hold the cores, OpenMP's static split makes the caller wait for a
+# worker that is not running (the digits MLP's step took 2.6x as long on two threads as on
+# one at a load of 6), while on idle cores two threads are ~1.5x as fast.  A shape's
+# TEAM_PROBE-th product after the last probe runs on the other size, so the choice follows
+# the load; a probe 1.25x slower than the choice doubles the interval (up to 16x).
+TEAM_PROBE = 16
+_TEAM_DECAY = 0.3  # weight of a new timing in a team size's moving average
 
 Product = Callable[[np.ndarray, np.ndarray, bool, bool], np.ndarray]
 
@@ -127,16 +137,42 @@ class _OneDNN:
             self._set_team = None
             self.max_team = 0
         self._team = threading.local()
+        # (m, n, k, ta, tb) -> [products, mean seconds on one thread, on the full team,
+        # the product that probes next, the probe interval]
+        self._timings: dict[tuple, list] = {}
 
     def gemm(self, out: np.ndarray, a: np.ndarray, ta: bool, lda: int, b: np.ndarray,
              tb: bool, ldb: int, m: int, n: int, k: int) -> None:
-        if self._set_team is not None:
-            # Products under SERIAL_MACS run on the calling thread alone; the rest on
-            # the intra-op thread count (intra_op_parallelism_threads).
-            team = 1 if m * n * k < SERIAL_MACS else min(intra_op.threads(), self.max_team)
-            if getattr(self._team, "size", None) != team:
-                self._set_team(team)
-                self._team.size = team
+        full = min(intra_op.threads(), self.max_team) if self._set_team is not None else 1
+        if full <= 1 or m * n * k < SERIAL_MACS:
+            self._call(1 if self._set_team is not None else 0, out, a, ta, lda, b, tb, ldb,
+                       m, n, k)
+            return
+        # The intra-op thread count (intra_op_parallelism_threads) or one thread, by the
+        # timings of this shape (see TEAM_PROBE).
+        stats = self._timings.get((m, n, k, ta, tb))
+        if stats is None:
+            stats = self._timings[(m, n, k, ta, tb)] = [0, 0.0, 0.0, TEAM_PROBE, TEAM_PROBE]
+        stats[0] += 1
+        calls = stats[0]
+        probe = calls > 2 and calls >= stats[3]
+        one = calls == 2 if calls <= 2 else (stats[1] < stats[2]) != probe
+        t0 = time.perf_counter()
+        self._call(1 if one else full, out, a, ta, lda, b, tb, ldb, m, n, k)
+        elapsed = time.perf_counter() - t0
+        i = 1 if one else 2
+        if probe:
+            slower = elapsed > 1.25 * stats[3 - i]
+            stats[4] = min(2 * stats[4], 16 * TEAM_PROBE) if slower else TEAM_PROBE
+            stats[3] = calls + stats[4]
+        stats[i] = elapsed if calls <= 2 else stats[i] + _TEAM_DECAY * (elapsed - stats[i])
+
+    def _call(self, team: int, out: np.ndarray, a: np.ndarray, ta: bool, lda: int,
+              b: np.ndarray, tb: bool, ldb: int, m: int, n: int, k: int) -> None:
+        """One sgemm with OpenMP's team on this thread set to ``team`` (0: left alone)."""
+        if team and getattr(self._team, "size", None) != team:
+            self._set_team(team)
+            self._team.size = team
         i64 = ctypes.c_int64
         status = self._sgemm(self._flags[ta], self._flags[tb], i64(m), i64(n), i64(k),
                              self._one, _ptr(a), i64(lda), _ptr(b), i64(ldb), self._zero,

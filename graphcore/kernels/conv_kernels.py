@@ -306,12 +306,26 @@ def _extract_volume_patches(ctx: KernelContext):
 # -- depthwise convolution ----------------------------------------------------------------
 
 def depthwise_forward(x: np.ndarray, w: np.ndarray, win: Window) -> np.ndarray:
-    """x [N, H, W, C] with w [KH, KW, C, M] -> [N, OH, OW, C * M]."""
+    """x [N, H, W, C] with w [KH, KW, C, M] -> [N, OH, OW, C * M]: per tap one product
+    into a scratch block and one sum into the output (no temporaries), the images split
+    over the intra-op threads."""
     n, c, m = x.shape[0], w.shape[2], w.shape[3]
-    y = np.zeros((n,) + win.out + (c, m), dtype=np.result_type(x, w))
+    y = np.empty((n,) + win.out + (c, m), dtype=np.result_type(x, w))
     xp = win.padded(x)
-    for tap, index in win.tap_slices():
-        y += xp[index][..., None] * w[tap]
+    taps = list(win.tap_slices())
+
+    def run(lo: int, hi: int) -> None:
+        out = y[lo:hi]
+        scratch = np.empty_like(out)
+        for t, (tap, index) in enumerate(taps):
+            block = xp[(slice(lo, hi),) + index[1:]][..., None]
+            if t == 0:
+                np.multiply(block, w[tap], out=out)
+            else:
+                np.multiply(block, w[tap], out=scratch)
+                out += scratch
+
+    intra_op.map_rows(run, n, int(np.prod(y.shape[1:])))
     return y.reshape((n,) + win.out + (c * m,))
 
 
@@ -356,8 +370,19 @@ def _depthwise_backprop_input(ctx: KernelContext):
         _check_out_backprop("DepthwiseConv2DBackpropInput", grad, win, c * m)
         g = grad.reshape(grad.shape[:-1] + (c, m))
         xp = win.padded(np.zeros(in_shape, dtype=work))
-        for tap, index in win.tap_slices():
-            xp[index] += np.einsum("...cm,cm->...c", g, w[tap])
+        taps = list(win.tap_slices())
+
+        def run(lo: int, hi: int) -> None:  # images lo:hi (their padded rows are theirs)
+            gb = g[lo:hi]
+            scratch = np.empty(gb.shape[:-1], dtype=work)
+            for tap, index in taps:
+                if m == 1:
+                    np.multiply(gb[..., 0], w[tap][:, 0], out=scratch)
+                else:
+                    np.einsum("...cm,cm->...c", gb, w[tap], out=scratch)
+                xp[(slice(lo, hi),) + index[1:]] += scratch
+
+        intra_op.map_rows(run, g.shape[0], int(np.prod(g.shape[1:])))
         dx = win.crop(xp)
         return (from_channels_last(dx, attrs.channels_first).astype(out, copy=False),)
 
@@ -381,9 +406,24 @@ def _depthwise_backprop_filter(ctx: KernelContext):
         _check_out_backprop("DepthwiseConv2DBackpropFilter", grad, win, c * m)
         g = grad.reshape(grad.shape[:-1] + (c, m))
         xp = win.padded(x)
-        dw = np.zeros(w_shape, dtype=work)
-        for tap, index in win.tap_slices():
-            dw[tap] = np.einsum("nhwc,nhwcm->cm", xp[index], g)
+        taps = list(win.tap_slices())
+        parts: dict[int, np.ndarray] = {}
+
+        def run(lo: int, hi: int) -> None:  # this range's share of every tap's sum
+            gb = g[lo:hi]
+            dw = np.zeros(w_shape, dtype=work)
+            scratch = np.empty(gb.shape[:-1], dtype=work) if m == 1 else None
+            for tap, index in taps:
+                block = xp[(slice(lo, hi),) + index[1:]]
+                if scratch is not None:
+                    np.multiply(block, gb[..., 0], out=scratch)
+                    dw[tap][:, 0] = np.add.reduce(scratch.reshape(-1, c), axis=0)
+                else:
+                    dw[tap] = np.einsum("nhwc,nhwcm->cm", block, gb)
+            parts[lo] = dw
+
+        intra_op.map_rows(run, g.shape[0], int(np.prod(g.shape[1:])))
+        dw = sum(parts[lo] for lo in sorted(parts))  # (in a fixed order)
         return (dw.astype(out, copy=False),)
 
     return compute

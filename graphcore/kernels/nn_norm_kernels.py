@@ -44,6 +44,19 @@ def _check_vector(name: str, v: np.ndarray, channels: int) -> None:
                        f"got {v.shape[0]} and {channels}")
 
 
+def _rows_by_channel(x: np.ndarray, data_format: str) -> np.ndarray | None:
+    """x as a [rows, channels] view when channels are its last, contiguous axis (NHWC,
+    NDHWC), else None."""
+    if _CHANNEL_AXIS[data_format] == -1 and x.flags.c_contiguous:
+        return x.reshape(-1, x.shape[-1])
+    return None
+
+
+def _channel_sums(x: np.ndarray, axes: tuple) -> np.ndarray:
+    """Per-channel sums (float32, as Eigen's reductions) over ``axes``."""
+    return np.add.reduce(x, axis=axes if x.ndim != 2 else 0)
+
+
 @register_kernel("FusedBatchNormV3")
 def _fused_batch_norm(ctx: KernelContext):
     eps = ctx.attr("epsilon")
@@ -54,35 +67,49 @@ def _fused_batch_norm(ctx: KernelContext):
     u = np.dtype(ctx.output_types[1].as_numpy_dtype)
 
     def compute(x, scale, offset, mean, variance):
-        x = np.asarray(x).astype(np.float32)
+        x = np.asarray(x)
+        axes, shape, channels = _layout(x, data_format)
+        x = x.astype(np.float32, copy=False)
         scale, offset = np.asarray(scale, np.float32), np.asarray(offset, np.float32)
         mean, variance = np.asarray(mean, np.float32), np.asarray(variance, np.float32)
-        axes, shape, channels = _layout(x, data_format)
         _check_vector("scale", scale, channels)
         _check_vector("offset", offset, channels)
         if not training or factor != 1.0:
             _check_vector("mean", mean, channels)
             _check_vector("variance", variance, channels)
+        rows = _rows_by_channel(x, data_format)
+        if rows is not None:  # reductions and broadcasts over a [rows, C] view
+            xr, vshape = rows, (channels,)
+        else:
+            xr, vshape = x, shape
         if training:
             count = x.size // max(channels, 1)
-            batch_mean = x.mean(axis=axes)
-            batch_var = x.var(axis=axes)
+            # TF's order: the mean, the centered values, the mean of their squares.
+            batch_mean = _channel_sums(xr, axes) / np.float32(max(count, 1))
+            centered = np.subtract(xr, batch_mean.reshape(vshape))
+            squares = np.multiply(centered, centered)
+            batch_var = _channel_sums(squares, axes) / np.float32(max(count, 1))
             unbiased = batch_var * (count / (count - 1) if count > 1 else 1.0)
-            used_mean, used_var = batch_mean, batch_var
+            used_var = batch_var
             if factor == 1.0:
                 running_mean, running_var = batch_mean, unbiased
             else:
                 running_mean = (1 - factor) * mean + factor * batch_mean
                 running_var = (1 - factor) * variance + factor * unbiased
             saved_mean, saved_var = batch_mean, batch_var
+            y = squares  # (reused)
         else:
-            used_mean, used_var = mean, variance
+            used_var = variance
             running_mean, running_var = mean, variance
             saved_mean = saved_var = np.zeros(channels, np.float32)
-        inv = (scale / np.sqrt(used_var + np.float32(eps))).reshape(shape)
-        y = (x - used_mean.reshape(shape)) * inv + offset.reshape(shape)
-        return (y.astype(out), running_mean.astype(u), running_var.astype(u),
-                saved_mean.astype(u), saved_var.astype(u), np.zeros((), u))
+            centered = np.subtract(xr, mean.reshape(vshape))
+            y = centered
+        inv = (scale / np.sqrt(used_var + np.float32(eps))).reshape(vshape)
+        np.multiply(centered, inv, out=y)
+        y += offset.reshape(vshape)
+        return (y.reshape(x.shape).astype(out, copy=False), running_mean.astype(u),
+                running_var.astype(u), saved_mean.astype(u), saved_var.astype(u),
+                np.zeros((), u))
 
     return compute
 
@@ -96,29 +123,40 @@ def _fused_batch_norm_grad(ctx: KernelContext):
     u = np.dtype(ctx.output_types[1].as_numpy_dtype)
 
     def compute(dy, x, scale, mean, variance, _reserve3):
-        dy, x = np.asarray(dy).astype(np.float32), np.asarray(x).astype(np.float32)
-        scale = np.asarray(scale, np.float32)
-        mean, variance = np.asarray(mean, np.float32), np.asarray(variance, np.float32)
+        dy, x = np.asarray(dy), np.asarray(x)
         if dy.shape != x.shape:
             raise _invalid(f"x and y_backprop must have same shape, but x has shape "
                            f"{_text(x.shape)} and y_backprop has shape {_text(dy.shape)}")
         axes, shape, channels = _layout(x, data_format)
+        dy, x = dy.astype(np.float32, copy=False), x.astype(np.float32, copy=False)
+        scale = np.asarray(scale, np.float32)
+        mean, variance = np.asarray(mean, np.float32), np.asarray(variance, np.float32)
         for name, v in (("scale", scale), ("reserve_space_1", mean),
                         ("reserve_space_2", variance)):
             _check_vector(name, v, channels)
+        xr, dyr = _rows_by_channel(x, data_format), _rows_by_channel(dy, data_format)
+        vshape: tuple | list = (channels,)
+        if xr is None or dyr is None:
+            xr, dyr, vshape = x, dy, shape
         rsqrt = 1 / np.sqrt(variance + np.float32(eps))
-        centered = x - mean.reshape(shape)
-        doffset = dy.sum(axis=axes)
-        dscale = (dy * centered).sum(axis=axes) * rsqrt
+        centered = np.subtract(xr, mean.reshape(vshape))
+        doffset = _channel_sums(dyr, axes)
+        work = np.multiply(dyr, centered)
+        sum_dy_c = _channel_sums(work, axes)
+        dscale = sum_dy_c * rsqrt
         if training:
-            mean_dy = dy.mean(axis=axes).reshape(shape)
-            mean_dy_c = (dy * centered).mean(axis=axes).reshape(shape)
-            dx = (scale * rsqrt).reshape(shape) * (
-                dy - mean_dy - centered * mean_dy_c * (rsqrt ** 2).reshape(shape))
+            count = np.float32(max(x.size // max(channels, 1), 1))
+            mean_dy, mean_dy_c = doffset / count, sum_dy_c / count
+            # dx = scale * rsqrt * (dy - mean(dy) - centered * mean(dy * centered) * rsqrt^2)
+            dx = np.multiply(centered, (mean_dy_c * rsqrt ** 2).reshape(vshape), out=work)
+            np.subtract(dyr, dx, out=dx)
+            dx -= mean_dy.reshape(vshape)
+            dx *= (scale * rsqrt).reshape(vshape)
         else:
-            dx = dy * (scale * rsqrt).reshape(shape)
+            dx = np.multiply(dyr, (scale * rsqrt).reshape(vshape), out=work)
         empty = np.zeros((0,), u)
-        return (dx.astype(out), dscale.astype(u), doffset.astype(u), empty, empty)
+        return (dx.reshape(x.shape).astype(out, copy=False), dscale.astype(u),
+                doffset.astype(u), empty, empty)
 
     return compute
 

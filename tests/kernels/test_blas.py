@@ -170,9 +170,11 @@ def test_a_library_that_does_not_load_is_skipped_with_a_warning(monkeypatch, cap
                                np.full((80, 80), 22.5, np.float32))
 
 
-def test_onednn_team_follows_intra_op_threads_and_product_size():
-    """oneDNN's OpenMP team: one thread under SERIAL_MACS, else the intra-op thread
-    count (intra_op_parallelism_threads), never over OpenMP's own maximum."""
+def test_onednn_team_follows_intra_op_threads_product_size_and_timings():
+    """oneDNN's OpenMP team: one thread under SERIAL_MACS; above it, per product shape,
+    the intra-op thread count (intra_op_parallelism_threads, never over OpenMP's own
+    maximum) or one thread, whichever the shape's moving-average timings say is faster,
+    the other size every TEAM_PROBE-th product."""
     from graphcore.kernels import intra_op
 
     lib = blas._choice().gemm.get(np.dtype(np.float32))
@@ -183,13 +185,32 @@ def test_onednn_team_follows_intra_op_threads_and_product_size():
     small = rng.standard_normal((64, 64)).astype(np.float32)
     assert 64 ** 3 < blas.SERIAL_MACS <= 128 ** 3
     saved = intra_op.threads()
+    key = (128, 128, 128, False, False)
     try:
-        for threads in (1, 2):
-            intra_op.set_threads(threads)
-            np.testing.assert_allclose(blas.matmul(big, big), big @ big, rtol=1e-4, atol=1e-3)
-            assert lib._team.size == min(threads, lib.max_team)
-            np.testing.assert_allclose(blas.matmul(small, small), small @ small, rtol=1e-4,
-                                       atol=1e-3)
-            assert lib._team.size == 1
+        intra_op.set_threads(1)
+        np.testing.assert_allclose(blas.matmul(big, big), big @ big, rtol=1e-4, atol=1e-3)
+        assert lib._team.size == 1
+        intra_op.set_threads(2)
+        full = min(2, lib.max_team)
+        if full > 1:
+            lib._timings.pop(key, None)
+            sizes = []
+            for _ in range(2):  # the first two products time both sizes
+                np.testing.assert_allclose(blas.matmul(big, big), big @ big, rtol=1e-4,
+                                           atol=1e-3)
+                sizes.append(lib._team.size)
+            assert sizes == [full, 1]
+            probe = blas.TEAM_PROBE
+            for one, team in ((1.0, full), (0.5, 1)):
+                lib._timings[key] = [2, one, 0.75, probe, probe]
+                blas.matmul(big, big)
+                assert lib._team.size == team
+            lib._timings[key] = [probe - 1, 0.5, 0.75, probe, probe]
+            blas.matmul(big, big)
+            assert lib._team.size == full  # the probe; faster than 1.25 x 0.5 s
+            assert lib._timings[key][3:] == [2 * probe, probe]
+        np.testing.assert_allclose(blas.matmul(small, small), small @ small, rtol=1e-4,
+                                   atol=1e-3)
+        assert lib._team.size == 1
     finally:
         intra_op.set_threads(saved)
