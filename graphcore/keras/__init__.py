@@ -14,6 +14,7 @@ from graphcore.keras import (
     metrics,
     models,
     optimizers,
+    preprocessing,
     regularizers,
     utils,
 )

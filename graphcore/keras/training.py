@@ -367,6 +367,8 @@ class Model(Network):
                 # As Keras: the batch's loss, the metrics so far in the epoch.
                 logs.update(zip(self.metrics_names, sums.results(values)))
                 cbs.on_train_batch_end(batch, logs)
+                if self.stop_training:
+                    break
             epoch_logs = dict(zip(self.metrics_names, sums.results()))
             if val is not None and (epoch + 1) % validation_freq == 0:
                 results = self._test_loop(val[0], val[1], batch_size, val[2])

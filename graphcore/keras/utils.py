@@ -11,9 +11,10 @@ from graphcore.keras.custom_objects import (
     custom_object_scope,
     get_custom_objects,
 )
+from graphcore.keras.preprocessing.sequence import pad_sequences
 
 __all__ = ["CustomObjectScope", "custom_object_scope", "get_custom_objects", "normalize",
-           "to_categorical"]
+           "pad_sequences", "to_categorical"]
 
 
 def to_categorical(y: Any, num_classes: int | None = None, dtype: str = "float32") -> Any:

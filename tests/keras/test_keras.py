@@ -332,3 +332,30 @@ def test_masked_steps_carry_the_rnn_state_and_weights_scale_the_loss():
     assert model.evaluate(x, y, sample_weight=np.array([2.0, 0.0]), verbose=0) == \
         pytest.approx(first)
     assert model.evaluate(x, y, verbose=0) == pytest.approx(full)
+
+
+def test_callbacks_reduce_lr_csv_tensorboard_and_checkpoint(tmp_path):
+    pytest.importorskip("h5py")
+    x, y = _blobs(32)
+    model = keras.Sequential([keras.layers.Dense(1, input_shape=(2,), activation="sigmoid")])
+    model.compile(keras.optimizers.SGD(0.01), "binary_crossentropy", metrics=["acc"])
+    callbacks = [keras.callbacks.ReduceLROnPlateau("loss", factor=0.5, patience=1,
+                                                   min_delta=1.0),
+                 keras.callbacks.CSVLogger(str(tmp_path / "log.csv")),
+                 keras.callbacks.TensorBoard(str(tmp_path / "tb"), update_freq="batch"),
+                 keras.callbacks.ModelCheckpoint(str(tmp_path / "m.h5"))]
+    history = model.fit(x, y, batch_size=16, epochs=3, verbose=0, callbacks=callbacks)
+    # (each epoch logs the rate it ran with; the plateau halves it after epochs 2 and 3)
+    assert history.history["lr"] == pytest.approx([0.01, 0.01, 0.005])
+    assert keras.backend.get_value(model.optimizer.lr) == pytest.approx(0.0025)
+    lines = (tmp_path / "log.csv").read_text().splitlines()
+    assert lines[0] == "epoch,acc,loss,lr" and len(lines) == 4
+    tags = {(v.tag, e.step) for f in (tmp_path / "tb").iterdir()
+            for e in tf.train.summary_iterator(str(f)) for v in e.summary.value}
+    assert ("epoch_loss", 2 * 32) in tags and ("batch_loss", 5) in tags
+    restored = keras.models.load_model(str(tmp_path / "m.h5"))
+    np.testing.assert_allclose(restored.predict(x), model.predict(x), rtol=1e-6)
+    model.compile(keras.optimizers.SGD(1e30), "mse")
+    stop = model.fit(x, y * 1e30, batch_size=8, epochs=2, verbose=0,
+                     callbacks=[keras.callbacks.TerminateOnNaN()])
+    assert len(stop.history["loss"]) == 1
