@@ -20,7 +20,7 @@ from graphcore.framework.indexed_slices import IndexedSlices, IndexedSlicesValue
 from graphcore.framework.sparse_tensor import SparseTensor, SparseTensorValue
 from graphcore.ops.ragged_tensor import RaggedTensor, RaggedTensorValue
 from graphcore.protobuf import config_pb2
-from graphcore.runtime import engines
+from graphcore.runtime import context, engines
 
 # -- fetches ------------------------------------------------------------------------------
 
@@ -189,7 +189,8 @@ class BaseSession:
             raise TypeError(f"config must be a tf.ConfigProto, but got {type(config)}")
         self._graph = graph
         self._target = target
-        self._config = config or config_pb2.ConfigProto()
+        # TF1 sessions without a config run under the process's tf.config settings.
+        self._config = config if config is not None else context.context().session_config()
         self._engine = engines.make_engine(target, self._config)
         self._closed = False
         self._sent_version = 0
