@@ -19,15 +19,12 @@ VirtualDeviceConfiguration = LogicalDeviceConfiguration
 
 
 def list_physical_devices(device_type: str | None = None) -> list:
-    from graphcore.config import list_physical_devices as impl
-
-    return impl(device_type)
+    return _context().list_physical_devices(device_type)
 
 
 def list_logical_devices(device_type: str | None = None) -> list:
-    from graphcore.config import list_logical_devices as impl
-
-    return impl(device_type)
+    return [d for d in _context().logical_devices()
+            if device_type is None or d.device_type == device_type]
 
 
 def get_visible_devices(device_type: str | None = None) -> list:
