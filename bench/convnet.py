@@ -12,6 +12,13 @@ cost does not depend on the values).  Cases:
                ``[merged, train_op]`` and writes the summary with a ``FileWriter``
                (``add_summary(summary, step)``), as TF's tutorial scripts do
 
+  mobilenet    a small MobileNet-style net on 32x32x3 images, batch 64: conv 3x3x32
+               stride 2, then two depthwise-separable blocks (depthwise 3x3, stride 1
+               then 2; pointwise 1x1 to 64, then 128), each conv followed by
+               ``fused_batch_norm`` (training) and relu; global average pool, fc 10,
+               sparse softmax cross-entropy, Adam(1e-3): DepthwiseConv2dNative,
+               FusedBatchNormV3, AvgPool and their gradients
+
 (``--quick``: batch 8 and a 64-wide first fc layer, a smoke test.)  Both implementations start from the same initial weights and are checked to agree on
 the first batch's loss (keep_prob 1).  Each runs in a process of its own
 (:mod:`bench.isolated`).
@@ -34,9 +41,10 @@ NEEDS_RAY = False
 FACTORY = "bench.convnet:make_impl"
 
 BATCH, QUICK_BATCH = 50, 8
+MOBILENET_BATCH = 64
 FC, QUICK_FC = 1024, 64  # the first fully connected layer's width
-CASES = {"deep-mnist": False, "summaries": True}
-GOALS = {"deep-mnist": "<= 1.0", "summaries": "<= 1.1"}
+CASES = {"deep-mnist": False, "summaries": True, "mobilenet": False}
+GOALS = {"deep-mnist": "<= 1.0", "summaries": "<= 1.1", "mobilenet": "<= 1.0"}
 
 
 def make_data(batch: int, n_batches: int = 4, seed: int = 0) -> list[tuple]:
@@ -138,7 +146,71 @@ class DeepMNIST:
         self.sess.close()
 
 
-def make_model(impl: str, case: str, quick: bool) -> tuple[DeepMNIST, list, str]:
+def mobilenet_params(seed: int = 1) -> dict[str, np.ndarray]:
+    """He-normal conv weights, unit BN scales, zero offsets, drawn once in numpy."""
+    rng = np.random.default_rng(seed)
+
+    def weight(*shape: int) -> np.ndarray:
+        return (rng.standard_normal(shape) * np.sqrt(2.0 / np.prod(shape[:-1]))
+                ).astype(np.float32)
+
+    p = {"conv0": weight(3, 3, 3, 32), "dw1": weight(3, 3, 32, 1), "pw1": weight(1, 1, 32, 64),
+         "dw2": weight(3, 3, 64, 1), "pw2": weight(1, 1, 64, 128), "fc": weight(128, 10),
+         "fc_b": np.zeros(10, np.float32)}
+    for i, c in enumerate((32, 32, 64, 64, 128)):
+        p[f"gamma{i}"] = np.ones(c, np.float32)
+        p[f"beta{i}"] = np.zeros(c, np.float32)
+    return p
+
+
+class MobileNetBlock:
+    """The ``mobilenet`` case's graph, built with ``tf`` (graphcore or TF's compat.v1)."""
+
+    def __init__(self, tf: Any, params: dict[str, np.ndarray]):
+        self.graph = tf.Graph()
+        with self.graph.as_default():
+            self.x = tf.placeholder(tf.float32, [None, 32, 32, 3])
+            self.y = tf.placeholder(tf.int64, [None])
+            v = {k: tf.Variable(p, name=k) for k, p in params.items()}
+
+            def bn_relu(h, i):
+                h, _, _ = tf.nn.fused_batch_norm(h, v[f"gamma{i}"], v[f"beta{i}"],
+                                                 is_training=True)
+                return tf.nn.relu(h)
+
+            def depthwise(h, w, stride):
+                return tf.nn.depthwise_conv2d(h, w, [1, stride, stride, 1], "SAME")
+
+            h = bn_relu(tf.nn.conv2d(self.x, v["conv0"], [1, 2, 2, 1], "SAME"), 0)
+            h = bn_relu(depthwise(h, v["dw1"], 1), 1)
+            h = bn_relu(tf.nn.conv2d(h, v["pw1"], [1, 1, 1, 1], "SAME"), 2)
+            h = bn_relu(depthwise(h, v["dw2"], 2), 3)
+            h = bn_relu(tf.nn.conv2d(h, v["pw2"], [1, 1, 1, 1], "SAME"), 4)
+            h = tf.nn.avg_pool(h, [1, 8, 8, 1], [1, 8, 8, 1], "VALID")
+            logits = tf.matmul(tf.reshape(h, [-1, 128]), v["fc"]) + v["fc_b"]
+            self.loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(
+                labels=self.y, logits=logits))
+            self.train_op = tf.train.AdamOptimizer(1e-3).minimize(self.loss)
+            self.sess = tf.Session(graph=self.graph)
+            self.sess.run(tf.global_variables_initializer())
+
+    def step(self, x: np.ndarray, y: np.ndarray) -> None:
+        self.sess.run(self.train_op, feed_dict={self.x: x, self.y: y})
+
+    def first_loss(self, x: np.ndarray, y: np.ndarray) -> float:
+        return float(self.sess.run(self.loss, feed_dict={self.x: x, self.y: y}))
+
+    def close(self) -> None:
+        self.sess.close()
+
+
+def make_images(batch: int, n_batches: int = 4, seed: int = 0) -> list[tuple]:
+    rng = np.random.default_rng(seed)
+    return [(rng.random((batch, 32, 32, 3), dtype=np.float32),
+             rng.integers(0, 10, batch).astype(np.int64)) for _ in range(n_batches)]
+
+
+def make_model(impl: str, case: str, quick: bool) -> tuple[Any, list, str]:
     batches = make_data(QUICK_BATCH if quick else BATCH)
     if impl == "graphcore":
         import graphcore as tf
@@ -150,6 +222,9 @@ def make_model(impl: str, case: str, quick: bool) -> tuple[DeepMNIST, list, str]
         if tf is None:
             raise RuntimeError("TensorFlow is not installed")
         note = f"TF_ENABLE_ONEDNN_OPTS={os.environ.get('TF_ENABLE_ONEDNN_OPTS', 'default')}"
+    if case == "mobilenet":
+        batches = make_images(QUICK_BATCH if quick else MOBILENET_BATCH)
+        return MobileNetBlock(tf, mobilenet_params()), batches, note
     return DeepMNIST(tf, init_params(QUICK_FC if quick else FC), CASES[case]), batches, note
 
 
@@ -168,6 +243,9 @@ def run(cfg: common.Config) -> list[dict[str, Any]]:
     for case_name, summaries in CASES.items():
         case = (f"deep MNIST b{batch} Adam" + (f" fc{QUICK_FC}" if cfg.quick else "") +
                 (" + histograms, FileWriter" if summaries else ""))
+        if case_name == "mobilenet":
+            case = (f"MobileNet block dw+BN b{QUICK_BATCH if cfg.quick else MOBILENET_BATCH}"
+                    " Adam")
         kwargs = {"case": case_name, "quick": cfg.quick}
         impls = {"graphcore": isolated.Impl(FACTORY, {**kwargs, "impl": "graphcore"})}
         if use_tf:

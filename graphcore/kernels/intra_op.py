@@ -2,14 +2,15 @@
 
 TF runs a large elementwise kernel as shards on its intra-op thread pool (one thread
 per core by default).  numpy releases the GIL inside its loops, so the same works
-here: :func:`map_ranges` cuts ``[0, n)`` into one contiguous range per thread and
-runs them at once, the caller's thread taking the first.  Work below
+here: :func:`map_ranges` cuts ``[0, n)`` into a few contiguous ranges per thread,
+which the caller's thread and the pool's take in turn until none is left.  Work below
 ``MIN_ELEMENTS`` stays on the caller's thread, where a handoff would cost more than
 it saves.
 """
 
 from __future__ import annotations
 
+import itertools
 import os
 import threading
 from collections.abc import Callable
@@ -17,6 +18,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 # Below this many elements a kernel runs on one thread.
 MIN_ELEMENTS = 1 << 18
+# Ranges per thread of a split kernel (see map_ranges).
+CHUNKS_PER_THREAD = 4
 
 
 def _default_threads() -> int:
@@ -59,18 +62,44 @@ def _get_pool() -> ThreadPoolExecutor:
 
 
 def map_ranges(fn: Callable[[int, int], None], n: int) -> None:
-    """Calls ``fn(lo, hi)`` over contiguous ranges covering ``[0, n)``: one range per
-    thread when ``n`` is large, else once with ``(0, n)``.  Returns when all are done;
-    the first exception raised by any range is re-raised."""
+    """Calls ``fn(lo, hi)`` over contiguous ranges covering ``[0, n)`` when ``n`` is large
+    (else once with ``(0, n)``): CHUNKS_PER_THREAD ranges per thread, which the caller's
+    thread and the pool's take in turn, as TF's shards, so that a pool thread that gets
+    no core (other processes on the machine) leaves its share to the others instead of
+    holding the caller at the join: a range nobody has started when the caller runs out
+    is the caller's, and a pool task that has not started is cancelled.  Returns when
+    all are done; the first exception raised by any range is re-raised."""
     k = _threads
     if k <= 1 or n < MIN_ELEMENTS:
         fn(0, n)
         return
     k = min(k, max(n // (MIN_ELEMENTS // 4), 1))
-    bounds = [n * i // k for i in range(k + 1)]
+    chunks = min(k * CHUNKS_PER_THREAD, max(n // (MIN_ELEMENTS // 16), k))
+    bounds = [n * i // chunks for i in range(chunks + 1)]
+    claim = itertools.count()  # (next() is atomic under the GIL)
+
+    def take() -> None:
+        i = next(claim)
+        while i < chunks:
+            fn(bounds[i], bounds[i + 1])
+            i = next(claim)
+
     pool = _get_pool()
-    futures = [pool.submit(fn, bounds[i], bounds[i + 1]) for i in range(1, k)]
-    run_and_join(lambda: fn(bounds[0], bounds[1]), futures)
+    futures = [pool.submit(take) for _ in range(1, k)]
+    error: BaseException | None = None
+    try:
+        take()
+    except BaseException as e:
+        error = e
+    for f in futures:
+        if f.cancel():  # never started: every range is taken
+            continue
+        try:
+            f.result()
+        except BaseException as e:
+            error = e if error is None else error
+    if error is not None:
+        raise error
 
 
 def run_and_join(here: Callable[[], None], futures: list,

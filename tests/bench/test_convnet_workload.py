@@ -39,11 +39,12 @@ def test_convnet_summaries_step_writes_every_histogram():
         assert t == want
 
 
-def test_convnet_first_loss_matches_tf():
+@pytest.mark.parametrize("case", ["deep-mnist", "mobilenet"])
+def test_convnet_first_loss_matches_tf(case):
     pytest.importorskip("tensorflow")
     losses = []
     for impl in ("graphcore", "tensorflow"):
-        model, batches, _ = convnet.make_model(impl, "deep-mnist", quick=True)
+        model, batches, _ = convnet.make_model(impl, case, quick=True)
         try:
             x, y = batches[0]
             losses.append(model.first_loss(x, y))

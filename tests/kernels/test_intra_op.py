@@ -2,6 +2,7 @@
 split a large variable's update over it."""
 
 import threading
+import time
 
 import numpy as np
 import pytest
@@ -26,10 +27,27 @@ def test_ranges_cover_everything_once(two_threads):
     def fn(lo, hi):
         hits[lo:hi] += 1
         seen_threads.add(threading.get_ident())
+        time.sleep(0.01)  # (long enough for the pool thread to take some)
 
     intra_op.map_ranges(fn, n)
     assert (hits == 1).all()
     assert len(seen_threads) == 2
+
+
+def test_a_pool_thread_that_never_starts_leaves_its_ranges_to_the_caller(two_threads):
+    """As when other processes hold the cores: the caller takes every range and does
+    not wait for the busy pool thread."""
+    n = intra_op.MIN_ELEMENTS * 2
+    hits = np.zeros(n, np.int64)
+    release = threading.Event()
+    busy = intra_op._get_pool().submit(release.wait, 10)
+    try:
+        intra_op.map_ranges(lambda lo, hi: hits.__setitem__(slice(lo, hi), hits[lo:hi] + 1),
+                            n)
+        assert (hits == 1).all() and not release.is_set()
+    finally:
+        release.set()
+        busy.result()
 
 
 def test_small_work_stays_on_the_callers_thread(two_threads):
