@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from graphcore.framework import errors
+from graphcore.kernels import intra_op
 from graphcore.kernels.registry import KernelContext, register_kernel
 
 _CHANNEL_AXIS = {"NHWC": -1, "NDHWC": -1, "NCHW": 1, "NCDHW": 1}
@@ -57,6 +58,76 @@ def _channel_sums(x: np.ndarray, axes: tuple) -> np.ndarray:
     return np.add.reduce(x, axis=axes if x.ndim != 2 else 0)
 
 
+def _by_rows(fn, rows: int, channels: int) -> list:
+    """``fn(lo, hi)`` over row ranges of a [rows, channels] array, split over the intra-op
+    threads; the results in row order (partial sums then add up in a fixed order)."""
+    parts: dict[int, object] = {}
+
+    def run(lo: int, hi: int) -> None:
+        parts[lo] = fn(lo, hi)
+
+    intra_op.map_rows(run, rows, channels)
+    return [parts[lo] for lo in sorted(parts)]
+
+
+def _train_forward_rows(xr: np.ndarray, scale: np.ndarray, offset: np.ndarray,
+                        eps: float) -> tuple:
+    """Training batch norm of a [rows, C] float32 ``xr``: (y, batch mean, batch variance),
+    as TF computes them (the mean, the centered values, the mean of their squares), in
+    row ranges over the intra-op threads, each range's centered values written once into
+    ``y`` and scaled there."""
+    rows, channels = xr.shape
+    count = np.float32(max(rows, 1))
+    mean = sum(_by_rows(lambda lo, hi: np.einsum("ij->j", xr[lo:hi]), rows, channels)) / count
+    y = np.empty_like(xr)
+
+    def center(lo: int, hi: int) -> np.ndarray:
+        c = np.subtract(xr[lo:hi], mean, out=y[lo:hi])
+        return np.einsum("ij,ij->j", c, c)
+
+    var = sum(_by_rows(center, rows, channels)) / count
+    inv = scale / np.sqrt(var + np.float32(eps))
+
+    def normalize(lo: int, hi: int) -> None:
+        block = y[lo:hi]
+        block *= inv
+        block += offset
+
+    _by_rows(normalize, rows, channels)
+    return y, np.asarray(mean, np.float32), np.asarray(var, np.float32)
+
+
+def _train_backward_rows(dyr: np.ndarray, xr: np.ndarray, scale: np.ndarray,
+                         mean: np.ndarray, rsqrt: np.ndarray) -> tuple:
+    """Training batch norm's gradient over [rows, C] float32 arrays: (dx, dscale, doffset),
+    dx = scale * rsqrt * (dy - mean(dy) - centered * mean(dy * centered) * rsqrt^2), in row
+    ranges over the intra-op threads (the centered values kept in dx's buffer)."""
+    rows, channels = xr.shape
+    dx = np.empty_like(xr)
+
+    def sums(lo: int, hi: int) -> tuple:
+        c = np.subtract(xr[lo:hi], mean, out=dx[lo:hi])
+        return np.einsum("ij->j", dyr[lo:hi]), np.einsum("ij,ij->j", dyr[lo:hi], c)
+
+    parts = _by_rows(sums, rows, channels)
+    doffset = sum(p[0] for p in parts)
+    sum_dy_c = sum(p[1] for p in parts)
+    count = np.float32(max(rows, 1))
+    k_centered = (sum_dy_c / count) * rsqrt ** 2
+    mean_dy = doffset / count
+    k_out = scale * rsqrt
+
+    def finish(lo: int, hi: int) -> None:
+        block = dx[lo:hi]
+        block *= k_centered
+        np.subtract(dyr[lo:hi], block, out=block)
+        block -= mean_dy
+        block *= k_out
+
+    _by_rows(finish, rows, channels)
+    return dx, np.asarray(sum_dy_c * rsqrt, np.float32), np.asarray(doffset, np.float32)
+
+
 @register_kernel("FusedBatchNormV3")
 def _fused_batch_norm(ctx: KernelContext):
     eps = ctx.attr("epsilon")
@@ -78,6 +149,18 @@ def _fused_batch_norm(ctx: KernelContext):
             _check_vector("mean", mean, channels)
             _check_vector("variance", variance, channels)
         rows = _rows_by_channel(x, data_format)
+        if training and rows is not None and rows.shape[0] > 1:
+            y, batch_mean, batch_var = _train_forward_rows(rows, scale, offset, eps)
+            count = rows.shape[0]
+            unbiased = batch_var * np.float32(count / (count - 1))
+            if factor == 1.0:
+                running_mean, running_var = batch_mean, unbiased
+            else:
+                running_mean = (1 - factor) * mean + factor * batch_mean
+                running_var = (1 - factor) * variance + factor * unbiased
+            return (y.reshape(x.shape).astype(out, copy=False), running_mean.astype(u),
+                    running_var.astype(u), batch_mean.astype(u), batch_var.astype(u),
+                    np.zeros((), u))
         if rows is not None:  # reductions and broadcasts over a [rows, C] view
             xr, vshape = rows, (channels,)
         else:
@@ -139,6 +222,11 @@ def _fused_batch_norm_grad(ctx: KernelContext):
         if xr is None or dyr is None:
             xr, dyr, vshape = x, dy, shape
         rsqrt = 1 / np.sqrt(variance + np.float32(eps))
+        if training and xr.ndim == 2:
+            dx, dscale, doffset = _train_backward_rows(dyr, xr, scale, mean, rsqrt)
+            empty = np.zeros((0,), u)
+            return (dx.reshape(x.shape).astype(out, copy=False), dscale.astype(u),
+                    doffset.astype(u), empty, empty)
         centered = np.subtract(xr, mean.reshape(vshape))
         doffset = _channel_sums(dyr, axes)
         work = np.multiply(dyr, centered)
