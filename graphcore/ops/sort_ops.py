@@ -17,7 +17,7 @@ from graphcore.framework.op_def_library import apply_op
 from graphcore.framework.tensor_conversion import convert_to_tensor
 from graphcore.ops import array_ops, math_ops
 
-__all__ = ["approx_max_k", "approx_min_k", "argsort", "sort", "top_k"]
+__all__ = ["approx_max_k", "approx_min_k", "approx_top_k", "argsort", "sort", "top_k"]
 
 TopKV2 = collections.namedtuple("TopKV2", ["values", "indices"])
 ApproxTopK = collections.namedtuple("ApproxTopK", ["values", "indices"])
@@ -104,6 +104,16 @@ def approx_min_k(operand: Any, k: int, reduction_dimension: int = -1,
                  aggregate_to_topk: bool = True, name: str | None = None) -> ApproxTopK:
     """The ``k`` smallest values along ``reduction_dimension`` and their indices (exact)."""
     return _approx_top_k(operand, k, reduction_dimension, recall_target, False,
+                         reduction_input_size_override, aggregate_to_topk, name)
+
+
+def approx_top_k(input: Any, k: int, reduction_dimension: int = -1,  # noqa: A002
+                 recall_target: float = 0.95, is_max_k: bool = True,
+                 reduction_input_size_override: int = -1, aggregate_to_topk: bool = True,
+                 name: str | None = None) -> ApproxTopK:
+    """The ``k`` largest (``is_max_k``) or smallest values along ``reduction_dimension`` and
+    their indices (op ApproxTopK; exact, as TF's CPU kernel)."""
+    return _approx_top_k(input, k, reduction_dimension, recall_target, is_max_k,
                          reduction_input_size_override, aggregate_to_topk, name)
 
 

@@ -15,7 +15,8 @@ from graphcore.framework.op_def_library import apply_op
 from graphcore.framework.tensor_conversion import convert_to_tensor
 from graphcore.ops import array_ops, elementwise_ops, math_ops
 
-__all__ = ["fft", "fft2d", "fft3d", "ifft", "ifft2d", "ifft3d"]
+__all__ = ["fft", "fft2d", "fft3d", "fftnd", "ifft", "ifft2d", "ifft3d", "ifftnd", "irfftnd",
+           "rfftnd"]
 
 COMPLEX_FFTS = {"FFT": 1, "IFFT": 1, "FFT2D": 2, "IFFT2D": 2, "FFT3D": 3, "IFFT3D": 3}
 
@@ -42,6 +43,53 @@ op_registry.register_op("RFFT").input("input: Treal").input("fft_length: int32")
 op_registry.register_op("IRFFT").input("input: Tcomplex").input("fft_length: int32") \
     .output("output: Treal").attr("Treal: {float, double} = DT_FLOAT") \
     .attr("Tcomplex: {complex64, complex128} = DT_COMPLEX64").shape_fn(_rfft_shape)
+
+
+# The N-dimensional FFTs over the given axes, each cropped or zero-padded to its
+# fft_length first. TF's shape function passes the input's shape through unchanged.
+for _op_type in ("FFTND", "IFFTND"):
+    op_registry.register_op(_op_type).input("input: Tcomplex").input("fft_length: int32") \
+        .input("axes: int32").output("output: Tcomplex") \
+        .attr("Tcomplex: {complex64, complex128} = DT_COMPLEX64") \
+        .shape_fn(common_shapes.unchanged_shape)
+op_registry.register_op("RFFTND").input("input: Treal").input("fft_length: int32") \
+    .input("axes: int32").output("output: Tcomplex").attr("Treal: {float, double} = DT_FLOAT") \
+    .attr("Tcomplex: {complex64, complex128} = DT_COMPLEX64") \
+    .shape_fn(common_shapes.unchanged_shape)
+op_registry.register_op("IRFFTND").input("input: Tcomplex").input("fft_length: int32") \
+    .input("axes: int32").output("output: Treal").attr("Treal: {float, double} = DT_FLOAT") \
+    .attr("Tcomplex: {complex64, complex128} = DT_COMPLEX64") \
+    .shape_fn(common_shapes.unchanged_shape)
+
+
+def fftnd(input: Any, fft_length: Any, axes: Any,  # noqa: A002
+          name: str | None = None) -> ops_lib.Tensor:
+    """The FFT over ``axes`` (op FFTND), each axis cropped or padded to its fft_length."""
+    return apply_op("FFTND", name=name, input=input, fft_length=fft_length,
+                    axes=axes).outputs[0]
+
+
+def ifftnd(input: Any, fft_length: Any, axes: Any,  # noqa: A002
+           name: str | None = None) -> ops_lib.Tensor:
+    """The inverse FFT over ``axes`` (op IFFTND)."""
+    return apply_op("IFFTND", name=name, input=input, fft_length=fft_length,
+                    axes=axes).outputs[0]
+
+
+def rfftnd(input: Any, fft_length: Any, axes: Any,  # noqa: A002
+           Tcomplex: Any = dtypes_lib.complex64, name: str | None = None) -> ops_lib.Tensor:
+    """The FFT of a real signal over ``axes`` (op RFFTND): the last axis keeps its
+    fft_length // 2 + 1 non-negative frequencies."""
+    return apply_op("RFFTND", name=name, input=input, fft_length=fft_length, axes=axes,
+                    Tcomplex=Tcomplex).outputs[0]
+
+
+def irfftnd(input: Any, fft_length: Any, axes: Any,  # noqa: A002
+            Treal: Any = dtypes_lib.float32, name: str | None = None) -> ops_lib.Tensor:
+    """The real signal of ``fft_length`` whose ``rfftnd`` over ``axes`` is ``input``
+    (op IRFFTND)."""
+    return apply_op("IRFFTND", name=name, input=input, fft_length=fft_length, axes=axes,
+                    Treal=Treal).outputs[0]
 
 
 def _wrapper(op_type: str):

@@ -9,6 +9,7 @@ from graphcore.framework import dtypes as dtypes_lib
 from graphcore.framework import ops as ops_lib
 from graphcore.framework import tensor_conversion
 from graphcore.framework import tensor_shape as shape_lib
+from graphcore.framework.op_def_library import apply_op
 from graphcore.ops import array_ops, control_flow_ops, state_ops
 from graphcore.protobuf import attr_value_pb2
 
@@ -17,6 +18,7 @@ __all__ = [
     "VariableAggregation",
     "VariableSynchronization",
     "all_variables",
+    "assert_variables_initialized",
     "global_variables",
     "global_variables_initializer",
     "initialize_all_variables",
@@ -622,6 +624,33 @@ initialize_local_variables = local_variables_initializer
 
 def is_variable_initialized(variable: Variable) -> ops_lib.Tensor:
     return state_ops.is_variable_initialized(variable)
+
+
+def assert_variables_initialized(var_list: list | None = None) -> ops_lib.Tensor | None:
+    """A tensor whose evaluation fails (FailedPreconditionError) unless every variable of
+    ``var_list`` (default: all global and local ones) is initialized: the Rank of each,
+    stacked when more than one; None without variables."""
+    if var_list is None:
+        var_list = global_variables() + local_variables()
+    if not var_list:
+        var_list = [op.outputs[0] for op in ops_lib.get_default_graph().get_operations()
+                    if op.type in ("Variable", "VariableV2", "AutoReloadVariable")]
+    if not var_list:
+        return None
+    ranks = []
+    for var in var_list:
+        with ops_lib.colocate_with(var.op):
+            ranks.append(_rank_of_value(var))
+    if len(ranks) == 1:
+        return ranks[0]
+    return array_ops.stack(ranks)
+
+
+def _rank_of_value(var: Any) -> ops_lib.Tensor:
+    """A Rank op reading ``var`` (never folded to a constant: the read is the check)."""
+    with ops_lib.name_scope(None, "Rank", [var]) as scope:
+        value = tensor_conversion.convert_to_tensor(var)
+        return apply_op("Rank", name=scope, input=value).outputs[0]
 
 
 def report_uninitialized_variables(var_list: list | None = None,

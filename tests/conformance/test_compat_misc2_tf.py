@@ -1,0 +1,91 @@
+"""Reference tier: top-level TF1 names added late, against TensorFlow's compat.v1 in graph
+mode — assert_variables_initialized, matrix_square_root / linalg.sqrtm, approx_top_k and
+the N-d FFTs (TF's CPU build has no FFTND kernels: their graphs are compared with TF's,
+their values with numpy's fftn, as TF's GPU kernels compute them). Skipped without
+TensorFlow."""
+
+import os
+
+import numpy as np
+import pytest
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+
+import graphcore as tf  # noqa: E402
+
+tf_ref = pytest.importorskip("tensorflow")
+tf1 = tf_ref.compat.v1
+
+_X = np.arange(24, dtype=np.float32).reshape(2, 3, 4) % 7 - 2.5
+_SPD = np.array([[4.0, 1.0, 0.5], [1.0, 3.0, 0.2], [0.5, 0.2, 2.0]])
+
+
+def _assert_initialized(t):
+    v = t.Variable(1.0, name="v", use_resource=False)
+    w = t.Variable([2.0], name="w", use_resource=False)
+    both, one = t.assert_variables_initialized(), t.assert_variables_initialized([v])
+    names = (both.name, one.name, [i.op.inputs[0].name for i in both.op.inputs])
+    return names, [both, one], t.global_variables_initializer(), w
+
+
+def _run(t, build):
+    with t.Graph().as_default():
+        out = build(t)
+        with t.Session() as sess:
+            if isinstance(out, tuple) and len(out) == 4:  # (static, fetches, init, var)
+                static, fetches, init, _ = out
+                try:
+                    sess.run(fetches)
+                    failed = None
+                except t.errors.FailedPreconditionError as e:
+                    failed = "uninitialized value" in e.message
+                sess.run(init)
+                return static, failed, sess.run(fetches)
+            return [(x.name, x.dtype.name, x.shape.as_list()) for x in out], sess.run(out)
+
+
+CASES = {
+    "assert_variables_initialized": _assert_initialized,
+    "matrix_square_root": lambda t: [t.matrix_square_root(_SPD, name="msr"),
+                                     t.linalg.sqrtm(_SPD.astype(np.float32))],
+    "approx_top_k": lambda t: list(t.approx_top_k(_X, 2)) + list(
+        t.approx_top_k(_X[0], 4, recall_target=0.5, name="top4")),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_matches_tensorflow(case):
+    ours, ref = _run(tf, CASES[case]), _run(tf1, CASES[case])
+    assert ours[:-1] == ref[:-1]
+    for a, b in zip(ours[-1], ref[-1]):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+
+
+def _ffts(t):
+    c = t.cast(_X, t.complex64)
+    return [t.fftnd(c, [3, 6], [-2, -1]), t.ifftnd(c, [2, 4], [0, 2], name="inv"),
+            t.rfftnd(_X.astype(np.float64), [3, 4], [1, 2], Tcomplex=t.complex128),
+            t.irfftnd(c, [3, 6], [1, 2]), t.fftnd(c, [2], [2])]
+
+
+def test_fftnd_graphs_match_tensorflow_and_values_numpy():
+    with tf1.Graph().as_default() as g:
+        ref = _ffts(tf1)
+        ref_graph = [(x.name, x.dtype.name, x.shape.as_list()) for x in ref]
+        ref_nodes = {n.name: (n.op, list(n.input), sorted(n.attr)) for n in
+                     g.as_graph_def().node}
+    with tf.Graph().as_default() as g:
+        ours = _ffts(tf)
+        assert [(x.name, x.dtype.name, x.shape.as_list()) for x in ours] == ref_graph
+        assert {n.name: (n.op, list(n.input), sorted(n.attr)) for n in
+                g.as_graph_def().node} == ref_nodes
+        with tf.Session() as sess:
+            values = sess.run(ours)
+    c = _X.astype(np.complex64)
+    expected = [np.fft.fftn(c, [3, 6], [-2, -1]), np.fft.ifftn(c, [2, 4], [0, 2]),
+                np.fft.rfftn(_X.astype(np.float64), [3, 4], [1, 2]),
+                np.fft.irfftn(c, [3, 6], [1, 2]), np.fft.fftn(c, [2], [2])]
+    for got, want, dtype in zip(values, expected, ["complex64", "complex64", "complex128",
+                                                   "float32", "complex64"]):
+        assert got.dtype == dtype
+        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
