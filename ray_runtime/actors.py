@@ -88,8 +88,17 @@ class _RemoteRendezvous(Rendezvous):
 
     def flush(self, final: bool = False) -> None:
         """Sends what the outbox holds: one ``deliver`` call per peer actor, but tensors
-        for the caller of run_begin go in its answer, and the client's last tensors for
-        a run_begin partition go in the ``finish`` call."""
+        for the caller of run_begin go in its answer, the client's first tensors for a
+        partition it starts with run_begin go in that call, and its last ones in the
+        ``finish`` call."""
+        exchange = self._exchange
+        if exchange is not None and exchange.unstarted:
+            with self._outbox_lock:
+                outbox, self._outbox = self._outbox, {}
+            exchange.start(outbox)  # takes the started partitions' tensors
+            with self._outbox_lock:
+                for peer, items in outbox.items():
+                    self._outbox.setdefault(peer, []).extend(items)
         if not self._outbox:
             return
         with self._outbox_lock:
@@ -126,7 +135,7 @@ class _RemoteRendezvous(Rendezvous):
                         f"({type(e).__name__}: {first})")
 
     def recv(self, slot: int) -> Any:
-        if not self._events[slot].is_set():
+        if not self.ready(slot):
             self.flush()
             reply = self._reply
             if reply is not None and slot in reply.caller_slots:
@@ -250,32 +259,56 @@ class _Run:
 
 
 class Exchange:
-    """The client's side of ``run_begin``/``finish`` for one step: the partitions it
-    started with ``run_begin`` answer with the tensors they send its own partition
-    (delivered when that partition first waits on one), and the client's last tensors
-    for them go in their ``finish`` call. A step with a ps partition makes two actor
-    calls (begin, finish) where ``run`` and two ``deliver`` calls made three."""
+    """The client's side of ``run_begin``/``finish`` for one step.
 
-    def __init__(self, get: Callable[[Any, str], Any]):
+    A partition that trades tensors with the client's own partition is started when
+    the client's partition first blocks or sends to a remote task (the first flush of
+    its rendezvous; every such partition then starts, so none waits on one not yet
+    started): its ``run_begin`` carries the client's tensors for it so far and answers
+    with the tensors it sends the client's partition (delivered when that partition
+    first waits on one); the client's last tensors for it go in its ``finish`` call. A
+    worker step that sends ids to a ps and gets rows back makes two calls per ps, not
+    four (run_begin, a deliver each way, finish)."""
+
+    def __init__(self, get: Callable[[Any, str], Any],
+                 call: tuple[str, str, int, bool] = ("", "", 0, False),
+                 clock: Callable[[], int] = tracing.now_ns):
         self._get = get
+        self._call = call  # plan key, step key, fetch count, traced: run_begin's arguments
+        self._clock = clock
         self.entries: list[_Begun] = []
+        self.unstarted: list[tuple[_Begun, dict[int, Any]]] = []
         self._by_slot: dict[int, _Begun] = {}
         self._by_peer: dict[int, _Begun] = {}
 
-    def begun(self, ref: Any, task: str, actor: Any, slots: frozenset[int],
-              submit_ns: int = 0) -> None:
-        entry = _Begun(ref, task, actor)
-        entry.submit_ns = submit_ns
+    def add(self, task: str, actor: Any, args: dict[int, Any],
+            slots: frozenset[int]) -> None:
+        """A partition (on ``actor``, fed ``args``) to start by run_begin; ``slots``: the
+        tensors it sends the client's partition."""
+        entry = _Begun(None, task, actor)
         self.entries.append(entry)
+        self.unstarted.append((entry, args))
         self._by_peer[id(actor)] = entry
         for slot in slots:
             self._by_slot[slot] = entry
+
+    def start(self, outbox: dict[Any, list[tuple[int, Any]]]) -> None:
+        """Starts every partition not started yet, each with the client's tensors for it
+        in ``outbox`` (taken out of it)."""
+        todo, self.unstarted = self.unstarted, []
+        key, step_key, n, trace = self._call
+        for entry, args in todo:
+            items = outbox.pop(entry.actor, [])
+            entry.submit_ns = self._clock()
+            entry.ref = entry.actor.run_begin.remote(key, step_key, args, n, trace, items)
+            entry.sent_ns = self._clock()
+            entry.started = True
 
     def pull(self, slot: int, box: _RemoteRendezvous) -> None:
         """Before the client's partition waits on ``slot``: the answer of the partition
         that sends it, when not taken yet."""
         entry = self._by_slot.get(slot)
-        if entry is not None and not entry.answered:
+        if entry is not None and entry.started and not entry.answered:
             items = self.settle(entry)
             box._actor.traffic.received(_wire_bytes(v for _, v in items))
             for s, value in items:
@@ -299,17 +332,19 @@ class Exchange:
 
 
 class _Begun:
-    __slots__ = ("ref", "task", "actor", "answered", "outcome", "final", "submit_ns",
-                 "get_ns", "answered_ns")
+    __slots__ = ("ref", "task", "actor", "started", "answered", "outcome", "final",
+                 "submit_ns", "sent_ns", "get_ns", "answered_ns")
 
     def __init__(self, ref: Any, task: str, actor: Any):
         self.ref = ref
         self.task = task
         self.actor = actor
+        self.started = False
         self.answered = False
         self.outcome: tuple[dict[int, Any], bytes] | None = None
         self.final: list[tuple[int, Any]] = []
-        self.submit_ns = self.get_ns = self.answered_ns = 0  # client times (tracing)
+        # client times (tracing): run_begin submitted, sent, its answer awaited, taken
+        self.submit_ns = self.sent_ns = self.get_ns = self.answered_ns = 0
 
 
 # The task actors living in this process (inside a Ray actor: the one it is), by actor
@@ -527,15 +562,21 @@ class TaskActorImpl(JobCoordination, ScriptHost):
         return out, stats
 
     def run_begin(self, key: str, step_key: str, args: dict[int, Any], n_retvals: int,
-                  trace: bool) -> tuple[list[tuple[int, Any]], Any]:
-        """Starts partition ``key`` for one step and answers with the tensors it sends
-        its caller (the client's own task) until it first waits on the caller, or
-        finishes: (tensors, None), or (tensors, run's outcome) when it finished. A
-        partition not finished by then is waited for with :meth:`finish`."""
+                  trace: bool, items: list[tuple[int, Any]] | None = None,
+                  ) -> tuple[list[tuple[int, Any]], Any]:
+        """Starts partition ``key`` for one step, with ``items`` (slot, tensor) its
+        caller (the client's own task) has sent it so far, and answers with the tensors
+        it sends the caller until it first waits on the caller, or finishes: (tensors,
+        None), or (tensors, run's outcome) when it finished. A partition not finished
+        by then is waited for with :meth:`finish`."""
         t_in = tracing.now_ns() if trace else 0
         self._calls["run_begin"] += 1
         registered = self._registered(key)
         box = self._mailbox(step_key, registered)
+        if items:
+            self.traffic.received(_wire_bytes(v for _, v in items))
+            for slot, value in items:
+                Rendezvous.send(box, slot, value)
         reply = box._reply = _Reply(registered.caller, registered.caller_slots)
         run = _Run()
         with self._lock:

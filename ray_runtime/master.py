@@ -228,35 +228,31 @@ class RayEngine(PlanCache):
         n = len(plan.fetches)
         pending: dict[Any, tuple[str, Any, str, int]] = {}  # ref -> task, actor, call, t0
         local_parts = []
-        exchange = actors.Exchange(self._get)
+        clock = tracing.now_ns if trace else _no_clock
+        exchange = actors.Exchange(self._get, (plan.key, step_key, n, trace), clock)
         client = None
         if trace:
             client = tracing.ClientTrace(
                 next((t for _, t, _, local, _ in plan.parts if local is not None), ""),
                 [t for _, t, _, local, _ in plan.parts if local is None])
-        clock = tracing.now_ns if trace else _no_clock
         for actor, task, feed_idx, local, reply_slots in plan.parts:
             args = {i: feed_values[i] for i in feed_idx}
             if local is not None:
                 local_parts.append((task, local, args))
-                continue
-            t0 = clock()
-            if reply_slots is not None:
-                exchange.begun(actor.run_begin.remote(plan.key, step_key, args, n, trace),
-                               task, actor, reply_slots, t0)
-                call = "run_begin"
+            elif reply_slots is not None:  # started by the local partition's first flush
+                exchange.add(task, actor, args, reply_slots)
             else:
+                t0 = clock()
                 pending[actor.run.remote(plan.key, step_key, args, n, trace)] = (
                     task, actor, "run", t0)
-                call = "run"
-            if client is not None:
-                client.span(f"submit {call} -> {task}", "RaySubmit", t0)
+                if client is not None:
+                    client.span(f"submit run -> {task}", "RaySubmit", t0)
         values: list[Any] = [None] * n
         first_error: BaseException | None = None
 
         def running() -> list[tuple[str, Any]]:
             return [(t, a) for t, a, _, _ in pending.values()] + \
-                [(e.task, e.actor) for e in exchange.entries]
+                [(e.task, e.actor) for e in exchange.entries if e.started]
 
         def take(task: str, result: Any) -> None:
             """Merges one partition's fetched values and stats; on its failure, wakes
@@ -286,6 +282,11 @@ class RayEngine(PlanCache):
             if client is not None:
                 client.span(f"partition of {task} (in this process)", "LocalRun", t0)
         for entry in exchange.entries:
+            if not entry.started:  # the local partition failed before it started
+                continue
+            if client is not None:
+                client.span(f"submit run_begin -> {entry.task}", "RaySubmit",
+                            entry.submit_ns, entry.sent_ns)
             if first_error is None and not entry.answered:  # its answer went unused
                 take(entry.task, functools.partial(_settled, exchange, entry))
             if client is not None and entry.answered_ns:
