@@ -7,9 +7,12 @@ per-step mailboxes: a _Send on one actor calls ``deliver`` on the receiving acto
 directly, with the tensor as an Arrow message in the object store; the receiving
 _Recv waits on its mailbox slot.  The driver sees only fetched values.  A partition that
 trades tensors with the client's own partition (a launched main) is started with
-``run_begin``, which answers with what it sends the client, and ended with ``finish``,
-which carries what the client sends last: two calls where ``run`` and two ``deliver``
-calls made three.
+``run_begin``, which carries what the client has sent it so far and is answered with
+what it sends the client; ``resume`` carries the client's next tensors and is answered
+the same way; ``finish`` carries what the client sends last and waits for the end.  A
+worker step that sends a ps ids and gets rows back, then sends gradients and waits for
+the update's control edge, makes two calls per ps (run_begin, resume) where deliver
+calls each way made four.
 """
 
 from __future__ import annotations
@@ -107,7 +110,8 @@ class _RemoteRendezvous(Rendezvous):
             reply = self._reply
             if reply is not None and peer is reply.caller and reply.add(items):
                 continue
-            if final and self._exchange is not None and self._exchange.stash(peer, items):
+            if self._exchange is not None and (self._exchange.stash(peer, items) if final
+                                               else self._exchange.resume(peer, items)):
                 continue
             trace = self._trace
             t0 = tracing.now_ns() if trace is not None else 0
@@ -244,9 +248,10 @@ class _Reply:
 class _Run:
     """A partition started by ``run_begin``, finished (or failed) on a pool thread."""
 
-    __slots__ = ("done", "result", "error")
+    __slots__ = ("box", "done", "result", "error")
 
-    def __init__(self) -> None:
+    def __init__(self, box: _RemoteRendezvous) -> None:
+        self.box = box  # its step's mailbox: box._reply is the answer being made
         self.done = threading.Event()
         self.result: tuple[dict[int, Any], Any] | None = None
         self.error: BaseException | None = None
@@ -304,6 +309,21 @@ class Exchange:
             entry.sent_ns = self._clock()
             entry.started = True
 
+    def resume(self, peer: Any, items: list[tuple[int, Any]]) -> bool:
+        """Sends ``items`` to ``peer``'s partition by ``resume`` when its last answer is
+        taken (its answer, taken when the client waits on it, carries what the
+        partition sends next); False when ``peer`` is not such a partition."""
+        entry = self._by_peer.get(id(peer))
+        if entry is None or not entry.answered or entry.outcome is not None:
+            return False
+        entry.record()
+        entry.method = "resume"
+        entry.submit_ns = self._clock()
+        entry.ref = entry.actor.resume.remote(self._call[1], items, self._call[3])
+        entry.sent_ns = self._clock()
+        entry.answered = False
+        return True
+
     def pull(self, slot: int, box: _RemoteRendezvous) -> None:
         """Before the client's partition waits on ``slot``: the answer of the partition
         that sends it, when not taken yet."""
@@ -332,8 +352,8 @@ class Exchange:
 
 
 class _Begun:
-    __slots__ = ("ref", "task", "actor", "started", "answered", "outcome", "final",
-                 "submit_ns", "sent_ns", "get_ns", "answered_ns")
+    __slots__ = ("ref", "task", "actor", "started", "answered", "outcome", "final", "method",
+                 "submit_ns", "sent_ns", "get_ns", "answered_ns", "calls")
 
     def __init__(self, ref: Any, task: str, actor: Any):
         self.ref = ref
@@ -343,8 +363,15 @@ class _Begun:
         self.answered = False
         self.outcome: tuple[dict[int, Any], bytes] | None = None
         self.final: list[tuple[int, Any]] = []
-        # client times (tracing): run_begin submitted, sent, its answer awaited, taken
+        self.method = "run_begin"  # the call ``ref`` answers
+        # client times (tracing): the call submitted, sent, its answer awaited, taken
         self.submit_ns = self.sent_ns = self.get_ns = self.answered_ns = 0
+        self.calls: list[tuple[str, int, int, int, int]] = []  # earlier calls' times
+
+    def record(self) -> None:
+        """Keeps the answered call's times (a new call follows)."""
+        self.calls.append((self.method, self.submit_ns, self.sent_ns, self.get_ns,
+                           self.answered_ns))
 
 
 # The task actors living in this process (inside a Ray actor: the one it is), by actor
@@ -377,7 +404,7 @@ class TaskActorImpl(JobCoordination, ScriptHost):
         self._aborted: dict[str, str] = {}  # steps aborted before their mailbox existed
         self._runs: dict[str, _Run] = {}  # partitions started by run_begin
         self._pool: ThreadPoolExecutor | None = None
-        self._calls = {"run": 0, "run_begin": 0, "finish": 0, "deliver": 0}
+        self._calls = {"run": 0, "run_begin": 0, "resume": 0, "finish": 0, "deliver": 0}
         self.traffic = Traffic()
         self._traces: dict[str, tracing.StepTrace] = {}  # traced steps' spans
 
@@ -578,7 +605,7 @@ class TaskActorImpl(JobCoordination, ScriptHost):
             for slot, value in items:
                 Rendezvous.send(box, slot, value)
         reply = box._reply = _Reply(registered.caller, registered.caller_slots)
-        run = _Run()
+        run = _Run(box)
         with self._lock:
             self._runs[step_key] = run
             if self._pool is None:
@@ -593,22 +620,53 @@ class TaskActorImpl(JobCoordination, ScriptHost):
                 run.error = e
             finally:
                 run.done.set()
-                reply.release()
+                box._reply.release()  # the answer being made (run_begin's or resume's)
 
         self._pool.submit(execute)
+        return self._answer(step_key, run, reply, "run_begin", trace, t_in)
+
+    def _answer(self, step_key: str, run: _Run, reply: _Reply, call: str, trace: bool,
+                t_in: int) -> tuple[list[tuple[int, Any]], Any]:
+        """Waits for ``reply`` (the partition sent its caller tensors, waits on it, or
+        finished) and answers ``call``: (tensors, None) or (tensors, outcome)."""
         reply.ready.wait()
         items = reply.take()
         if trace:
-            self._step_trace(step_key).add("run_begin answers (partition -> call thread)",
+            self._step_trace(step_key).add(f"{call} answers (partition -> call thread)",
                                            "Handoff", reply.released_ns)
         if not run.done.is_set():
             if trace:
-                self._step_trace(step_key).add("run_begin", "RayCall", t_in)
+                self._step_trace(step_key).add(call, "RayCall", t_in)
             return items, None
         with self._lock:
             self._runs.pop(step_key, None)
+            self._pending.pop(step_key, None)  # tensors that came after the end
         out, stats = run.outcome()
-        return items, (out, self._stats_bytes(step_key, stats, "run_begin", t_in))
+        return items, (out, self._stats_bytes(step_key, stats, call, t_in))
+
+    def resume(self, step_key: str, items: list[tuple[int, Any]],
+               trace: bool = False) -> tuple[list[tuple[int, Any]], Any]:
+        """Delivers the caller's tensors to a partition started by ``run_begin`` (whose
+        answer the caller has) and answers as run_begin does: with what the partition
+        sends the caller next, once it waits on the caller again or finishes (then
+        with its outcome). A worker that sends a ps its gradients and waits for the
+        update's control edge makes one call for both."""
+        t_in = tracing.now_ns() if trace else 0
+        self._calls["resume"] += 1
+        with self._lock:
+            run = self._runs.get(step_key)
+        if run is None:
+            raise errors.AbortedError(None, None, f"Step {step_key} is not running on "
+                                                  f"{self.task_name} (cancelled?)")
+        box = run.box
+        old = box._reply
+        reply = box._reply = _Reply(old.caller, old.caller_slots)
+        if run.done.is_set():
+            reply.release()
+        self.traffic.received(_wire_bytes(v for _, v in items))
+        for slot, value in items:
+            Rendezvous.send(box, slot, value)
+        return self._answer(step_key, run, reply, "resume", trace, t_in)
 
     def finish(self, step_key: str, items: list[tuple[int, Any]]) -> tuple[dict[int, Any],
                                                                             bytes]:
@@ -643,7 +701,8 @@ class TaskActorImpl(JobCoordination, ScriptHost):
 
     def call_counts(self) -> dict[str, int]:
         """How many step calls this task has served, by kind (``run``, ``run_begin``,
-        ``finish``, ``deliver``), and how many run_begin partitions are still open."""
+        ``resume``, ``finish``, ``deliver``), and how many run_begin partitions are still
+        open."""
         with self._lock:
             return {**self._calls, "open": len(self._runs)}
 

@@ -284,15 +284,16 @@ class RayEngine(PlanCache):
         for entry in exchange.entries:
             if not entry.started:  # the local partition failed before it started
                 continue
-            if client is not None:
-                client.span(f"submit run_begin -> {entry.task}", "RaySubmit",
-                            entry.submit_ns, entry.sent_ns)
             if first_error is None and not entry.answered:  # its answer went unused
                 take(entry.task, functools.partial(_settled, exchange, entry))
-            if client is not None and entry.answered_ns:
-                client.span(f"wait for run_begin's answer <- {entry.task}", "RayWait",
-                            entry.get_ns, entry.answered_ns)
-                client.call("run_begin", entry.task, entry.submit_ns, entry.answered_ns)
+            if client is not None:
+                entry.record()
+                for method, submit, sent, get, answered in entry.calls:
+                    client.span(f"submit {method} -> {entry.task}", "RaySubmit", submit, sent)
+                    if answered:
+                        client.span(f"wait for {method}'s answer <- {entry.task}", "RayWait",
+                                    get, answered)
+                        client.call(method, entry.task, submit, answered)
             if entry.outcome is not None:
                 take(entry.task, lambda e=entry: e.outcome)
             elif first_error is None:

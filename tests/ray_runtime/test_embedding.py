@@ -4,8 +4,10 @@ updates, so the bytes a ps moves per step follow the batch's ids, not the table
 (ray_runtime/load.py's report; graphcore/ops/embedding_ops.py)."""
 
 import numpy as np
+import ray
 
 import ray_runtime
+from ray_runtime import actors
 
 CLUSTER = {"ps": 4, "worker": 2}
 DIM, BATCH, POOL, STEPS = 16, 256, 512, 30
@@ -51,6 +53,14 @@ def test_sharded_embedding_trains_on_4_ps_and_moves_bytes_by_ids(cluster_name):
     vocab = 400_000  # 25.6 MB: four shards of 6.4 MB
     results = ray_runtime.launch(_main, CLUSTER, args=(vocab,), cluster_name=cluster_name)
     report = ray_runtime.load_report(cluster_name, CLUSTER)
+    for i in range(4):
+        ps = ray.get_actor(actors.actor_name(cluster_name, "ps", i), actors.NAMESPACE)
+        calls = ray.get(ps.call_counts.remote())
+        # A step is two calls per ps: run_begin carries the ids and answers with the
+        # rows; resume carries the gradients and answers with the update's control
+        # edge and the outcome. No deliver calls either way.
+        assert calls["deliver"] == 0 and calls["open"] == 0
+        assert calls["run_begin"] + calls["resume"] + calls["finish"] <= 2 * report[i].steps
     shard = vocab // 4 * DIM * 4  # bytes of one shard (and of its Adagrad slot)
     for first, last, devices in results:
         assert last < 0.5 * first  # each worker sees the shared loss fall
