@@ -28,6 +28,7 @@ import json
 import os
 import shutil
 import signal
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -369,11 +370,34 @@ def measure(impl: str, n_workers: int, cfg: common.Config,
     return _cache[key]
 
 
+def local_step_s(steps: int = 150) -> list[float]:
+    """Seconds per step of one worker's step (the same model, batch and update) in a
+    local graphcore session with one intra-op thread, as a task actor runs it (Ray gives
+    actors one OpenMP thread): the compute a distributed step adds to the floor."""
+    import graphcore as tf
+
+    batches = _batches(0)
+    with tf.Graph().as_default():
+        x, y, train_op, _ = build_model(tf, None, 0)
+        config = tf.ConfigProto(intra_op_parallelism_threads=1)
+        with tf.Session(config=config) as sess:
+            sess.run(tf.global_variables_initializer())
+            times = []
+            for i in range(steps):
+                bx, by = batches[i % len(batches)]
+                t0 = time.perf_counter()
+                sess.run(train_op, {x: bx, y: by})
+                times.append(time.perf_counter() - t0)
+    return times[steps // 3:]
+
+
 def rows_for(workload: str, case: str, n_workers: int, cfg: common.Config,
              goals: dict[str, str] | None = None, note: str | None = None,
              floor: bool = False, trace_path: str | None = None) -> list[dict]:
     """Rows of graphcore and TF gRPC (and, with ``floor``, the Ray floor: the same
-    actor calls without compute, the most this transport allows)."""
+    actor calls without compute, the most this transport allows; and the bound
+    ``floor + compute``: each worker's floor step time plus the same step's local compute
+    time, as steps/s over the workers)."""
     samples: dict[str, list[float]] = {}
     rows: list[dict[str, Any]] = []
     skipped: list[dict[str, Any]] = []
@@ -389,6 +413,10 @@ def rows_for(workload: str, case: str, n_workers: int, cfg: common.Config,
         rates = measure(impl, n_workers, cfg, trace_path if impl == "graphcore" else None)
         # case_rows wants seconds-like samples to convert; these are rates already.
         samples[impl] = rates
+    if "ray floor" in samples:
+        compute = statistics.median(local_step_s(30 if cfg.quick else 150))
+        samples["floor + compute"] = [n_workers / (n_workers / r + compute)
+                                      for r in samples["ray floor"]]
     rows = common.case_rows(workload, case, "steps/s", samples, higher_is_better=True,
                             goals=goals)
     for r in rows:

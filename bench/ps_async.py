@@ -13,6 +13,6 @@ NEEDS_RAY = True
 
 def run(cfg: common.Config) -> list[dict[str, Any]]:
     case = f"1ps+2w async SGD digits MLP b{dist.BATCH}/worker"
-    return dist.rows_for(NAME, case, 2, cfg, goals={"tensorflow": ">= 1.5"},
+    return dist.rows_for(NAME, case, 2, cfg, goals={"tensorflow": ">= 1.5", "floor + compute": ">= 0.8"},
                          note="all tasks on this one machine", floor=True,
                        trace_path=cfg.extra.get("trace"))
