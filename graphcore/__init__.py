@@ -144,7 +144,7 @@ from graphcore.ops.sparse_serialize_ops import (
 from graphcore import data, queue
 from graphcore import lookup
 from graphcore.ops.lookup_ops import initialize_all_tables, tables_initializer
-from graphcore import bitwise, config, linalg, math
+from graphcore import bitwise, config, linalg, math, profiler
 from graphcore import image
 from graphcore import distributions
 from graphcore import quantization
