@@ -8,9 +8,27 @@ from typing import Any
 from graphcore.framework.tensor_conversion import convert_to_tensor
 from graphcore.keras import backend as K
 from graphcore.keras import custom_objects as custom_lib
+from graphcore.keras.losses_more import (
+    categorical_hinge,
+    cosine_similarity,
+    hinge,
+    huber,
+    kl_divergence,
+    log_cosh,
+    mean_absolute_percentage_error,
+    mean_squared_logarithmic_error,
+    poisson,
+    squared_hinge,
+)
 from graphcore.ops import math_ops
 
 __all__ = [
+    "CategoricalHinge", "CosineSimilarity", "Hinge", "Huber", "KLD", "KLDivergence", "LogCosh",
+    "MAPE", "MSLE", "MeanAbsolutePercentageError", "MeanSquaredLogarithmicError", "Poisson",
+    "SquaredHinge", "categorical_hinge", "cosine", "cosine_proximity", "cosine_similarity",
+    "hinge", "huber", "kl_divergence", "kld", "kullback_leibler_divergence", "log_cosh",
+    "logcosh", "mape", "mean_absolute_percentage_error", "mean_squared_logarithmic_error",
+    "msle", "poisson", "squared_hinge",
     "BinaryCrossentropy", "CategoricalCrossentropy", "Loss", "MAE", "MSE",
     "MeanAbsoluteError", "MeanSquaredError", "SparseCategoricalCrossentropy",
     "binary_crossentropy", "categorical_crossentropy", "deserialize", "get", "mae", "mean_absolute_error",
@@ -58,6 +76,11 @@ def binary_crossentropy(y_true: Any, y_pred: Any, from_logits: bool = False,
 
 mse = MSE = mean_squared_error
 mae = MAE = mean_absolute_error
+msle = MSLE = mean_squared_logarithmic_error
+mape = MAPE = mean_absolute_percentage_error
+kld = KLD = kullback_leibler_divergence = kl_divergence
+logcosh = log_cosh
+cosine_proximity = cosine = cosine_similarity
 
 
 class Loss:
@@ -130,18 +153,80 @@ class BinaryCrossentropy(Loss):
                          from_logits=from_logits, label_smoothing=label_smoothing)
 
 
+class MeanSquaredLogarithmicError(Loss):
+    def __init__(self, reduction: str = "auto",
+                 name: str = "mean_squared_logarithmic_error") -> None:
+        super().__init__(mean_squared_logarithmic_error, name=name, reduction=reduction)
+
+
+class MeanAbsolutePercentageError(Loss):
+    def __init__(self, reduction: str = "auto",
+                 name: str = "mean_absolute_percentage_error") -> None:
+        super().__init__(mean_absolute_percentage_error, name=name, reduction=reduction)
+
+
+class Hinge(Loss):
+    def __init__(self, reduction: str = "auto", name: str = "hinge") -> None:
+        super().__init__(hinge, name=name, reduction=reduction)
+
+
+class SquaredHinge(Loss):
+    def __init__(self, reduction: str = "auto", name: str = "squared_hinge") -> None:
+        super().__init__(squared_hinge, name=name, reduction=reduction)
+
+
+class CategoricalHinge(Loss):
+    def __init__(self, reduction: str = "auto", name: str = "categorical_hinge") -> None:
+        super().__init__(categorical_hinge, name=name, reduction=reduction)
+
+
+class Huber(Loss):
+    def __init__(self, delta: float = 1.0, reduction: str = "auto",
+                 name: str = "huber_loss") -> None:
+        super().__init__(huber, name=name, reduction=reduction, delta=delta)
+
+
+class LogCosh(Loss):
+    def __init__(self, reduction: str = "auto", name: str = "log_cosh") -> None:
+        super().__init__(log_cosh, name=name, reduction=reduction)
+
+
+class KLDivergence(Loss):
+    def __init__(self, reduction: str = "auto", name: str = "kl_divergence") -> None:
+        super().__init__(kl_divergence, name=name, reduction=reduction)
+
+
+class Poisson(Loss):
+    def __init__(self, reduction: str = "auto", name: str = "poisson") -> None:
+        super().__init__(poisson, name=name, reduction=reduction)
+
+
+class CosineSimilarity(Loss):
+    def __init__(self, axis: int = -1, reduction: str = "auto",
+                 name: str = "cosine_similarity") -> None:
+        super().__init__(cosine_similarity, name=name, reduction=reduction, axis=axis)
+
+
 _BY_NAME = {
     "mean_squared_error": mean_squared_error, "mse": mse, "MSE": mse,
     "mean_absolute_error": mean_absolute_error, "mae": mae, "MAE": mae,
     "categorical_crossentropy": categorical_crossentropy,
     "sparse_categorical_crossentropy": sparse_categorical_crossentropy,
     "binary_crossentropy": binary_crossentropy,
+    **{f.__name__: f for f in (mean_squared_logarithmic_error, mean_absolute_percentage_error,
+                               hinge, squared_hinge, categorical_hinge, huber, log_cosh,
+                               kl_divergence, poisson, cosine_similarity)},
+    "msle": msle, "MSLE": msle, "mape": mape, "MAPE": mape, "kld": kld, "KLD": kld,
+    "kullback_leibler_divergence": kld, "logcosh": logcosh, "cosine_proximity": cosine,
+    "cosine": cosine,
 }
 
 
 _CLASSES = {cls.__name__: cls for cls in (
     MeanSquaredError, MeanAbsoluteError, CategoricalCrossentropy,
-    SparseCategoricalCrossentropy, BinaryCrossentropy)}
+    SparseCategoricalCrossentropy, BinaryCrossentropy, MeanSquaredLogarithmicError,
+    MeanAbsolutePercentageError, Hinge, SquaredHinge, CategoricalHinge, Huber, LogCosh,
+    KLDivergence, Poisson, CosineSimilarity)}
 
 
 def get(identifier: Any) -> Any:

@@ -10,8 +10,12 @@ from graphcore.keras import backend as K
 from graphcore.keras import losses
 from graphcore.ops import array_ops, math_ops
 
-__all__ = ["binary_accuracy", "categorical_accuracy", "get", "mae", "mean_absolute_error",
-           "mean_squared_error", "mse", "sparse_categorical_accuracy"]
+__all__ = ["binary_accuracy", "binary_crossentropy", "categorical_accuracy",
+           "categorical_crossentropy", "categorical_hinge", "cosine", "cosine_proximity", "get",
+           "hinge", "kl_divergence", "kld", "kullback_leibler_divergence", "log_cosh",
+           "logcosh", "mae", "mape", "mean_absolute_error", "mean_absolute_percentage_error",
+           "mean_squared_error", "mean_squared_logarithmic_error", "mse", "msle", "poisson",
+           "sparse_categorical_accuracy", "sparse_categorical_crossentropy", "squared_hinge"]
 
 
 def binary_accuracy(y_true: Any, y_pred: Any, threshold: float = 0.5) -> Any:
@@ -35,12 +39,29 @@ def sparse_categorical_accuracy(y_true: Any, y_pred: Any) -> Any:
 
 mean_squared_error = mse = losses.mean_squared_error
 mean_absolute_error = mae = losses.mean_absolute_error
+mean_squared_logarithmic_error = msle = losses.mean_squared_logarithmic_error
+mean_absolute_percentage_error = mape = losses.mean_absolute_percentage_error
+kullback_leibler_divergence = kl_divergence = kld = losses.kl_divergence
+hinge, squared_hinge, categorical_hinge = losses.hinge, losses.squared_hinge, \
+    losses.categorical_hinge
+logcosh = log_cosh = losses.log_cosh
+poisson = losses.poisson
+cosine_proximity = cosine = losses.cosine_similarity
+binary_crossentropy = losses.binary_crossentropy
+categorical_crossentropy = losses.categorical_crossentropy
+sparse_categorical_crossentropy = losses.sparse_categorical_crossentropy
 
 _BY_NAME = {
     "binary_accuracy": binary_accuracy, "categorical_accuracy": categorical_accuracy,
     "sparse_categorical_accuracy": sparse_categorical_accuracy,
     "mean_squared_error": mean_squared_error, "mse": mse,
     "mean_absolute_error": mean_absolute_error, "mae": mae,
+    **{name: getattr(losses, name) for name in (
+        "mean_squared_logarithmic_error", "msle", "mean_absolute_percentage_error", "mape",
+        "kullback_leibler_divergence", "kl_divergence", "kld", "hinge", "squared_hinge",
+        "categorical_hinge", "logcosh", "log_cosh", "poisson", "cosine_proximity", "cosine",
+        "binary_crossentropy", "categorical_crossentropy",
+        "sparse_categorical_crossentropy")},
 }
 
 

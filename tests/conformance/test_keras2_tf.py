@@ -1,6 +1,7 @@
 """Reference tier: tf.keras' Python-side helpers against tf_keras' (v1 API):
 preprocessing.sequence/text (pad_sequences, Tokenizer and the word helpers) give the same
-arrays, vocabularies and JSON, case by case."""
+arrays, vocabularies and JSON, case by case; the other losses (functions by name, Loss
+objects) give the same values on probabilities, {0, 1} labels and signed targets."""
 
 import json
 import os
@@ -57,3 +58,32 @@ def test_preprocessing_matches_tf():
             assert got[key] == value, key
     with pytest.raises(ValueError, match="Padding type"):
         gc.keras.preprocessing.sequence.pad_sequences(SEQS, padding="middle")
+
+
+LOSSES = ["msle", "mape", "hinge", "squared_hinge", "categorical_hinge", "huber", "logcosh",
+          "kld", "poisson", "cosine_similarity"]
+LOSS_OBJECTS = [("Huber", {"delta": 0.3}), ("Hinge", {}), ("SquaredHinge", {}),
+                ("CategoricalHinge", {}), ("LogCosh", {}), ("KLDivergence", {}),
+                ("Poisson", {}), ("CosineSimilarity", {"axis": 0}),
+                ("MeanSquaredLogarithmicError", {}), ("MeanAbsolutePercentageError", {})]
+
+
+def test_losses_match_tf():
+    import tensorflow as tf_ref
+    rng = np.random.default_rng(3)
+    y_pred = rng.uniform(0.05, 1.0, (4, 3)).astype(np.float32)
+    cases = {"probs": rng.dirichlet(np.ones(3), 4).astype(np.float32),
+             "binary": rng.integers(0, 2, (4, 3)).astype(np.float32),
+             "signed": rng.normal(size=(4, 3)).astype(np.float32)}
+    with tf_ref.Graph().as_default(), tf_ref.compat.v1.Session() as sess:
+        ref = sess.run({(name, case): tf_keras.losses.get(name)(y, y_pred)
+                        for name in LOSSES for case, y in cases.items()})
+        ref.update(sess.run({(name, case): getattr(tf_keras.losses, name)(**kw)(y, y_pred)
+                             for name, kw in LOSS_OBJECTS for case, y in cases.items()}))
+    with gc.Graph().as_default(), gc.Session() as sess:
+        got = sess.run({(name, case): gc.keras.losses.get(name)(y, y_pred)
+                        for name in LOSSES for case, y in cases.items()})
+        got.update(sess.run({(name, case): getattr(gc.keras.losses, name)(**kw)(y, y_pred)
+                             for name, kw in LOSS_OBJECTS for case, y in cases.items()}))
+    for key, value in ref.items():
+        np.testing.assert_allclose(got[key], value, rtol=1e-5, atol=1e-6, err_msg=str(key))
