@@ -412,12 +412,10 @@ def _depthwise_backprop_filter(ctx: KernelContext):
         def run(lo: int, hi: int) -> None:  # this range's share of every tap's sum
             gb = g[lo:hi]
             dw = np.zeros(w_shape, dtype=work)
-            scratch = np.empty(gb.shape[:-1], dtype=work) if m == 1 else None
             for tap, index in taps:
                 block = xp[(slice(lo, hi),) + index[1:]]
-                if scratch is not None:
-                    np.multiply(block, gb[..., 0], out=scratch)
-                    dw[tap][:, 0] = np.add.reduce(scratch.reshape(-1, c), axis=0)
+                if m == 1:  # (einsum's own loop: ~1.7x a product and a row sum here)
+                    dw[tap][:, 0] = np.einsum("nhwc,nhwc->c", block, gb[..., 0])
                 else:
                     dw[tap] = np.einsum("nhwc,nhwcm->cm", block, gb)
             parts[lo] = dw
