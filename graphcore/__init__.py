@@ -82,6 +82,7 @@ from graphcore import compat
 from graphcore import keras
 from graphcore import contrib, debugging, manip, raw_ops, saved_model, version
 from graphcore.platform.tf_logging import get_logger
+from graphcore.platform import resource_loader
 from graphcore.module import Module
 from graphcore.framework.type_spec import (
     IndexedSlicesSpec, NoneTensorSpec, SparseTensorSpec, TensorSpec, TypeSpec,
@@ -144,7 +145,7 @@ from graphcore.ops.sparse_serialize_ops import (
 from graphcore import data, queue
 from graphcore import lookup
 from graphcore.ops.lookup_ops import initialize_all_tables, tables_initializer
-from graphcore import bitwise, config, linalg, math, profiler
+from graphcore import audio, bitwise, config, linalg, math, profiler
 from graphcore import image
 from graphcore import distributions
 from graphcore import quantization

@@ -89,3 +89,59 @@ def test_fftnd_graphs_match_tensorflow_and_values_numpy():
                                                    "float32", "complex64"]):
         assert got.dtype == dtype
         np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
+
+
+_AUDIO = np.array([[0.0, -1.0], [0.5, 0.25], [1.5, -2.0], [0.3333, -0.00002],
+                   [1 / 65536, -1 / 65536]], np.float32)
+
+
+def _wav_case(t):
+    """(encoded bytes, decodes of them and of a JUNK-prefixed 18-byte-fmt file, errors)."""
+    wav = t.audio.encode_wav(_AUDIO, 16000)
+    contents = t.placeholder(t.string, [])
+    decodes = [t.audio.decode_wav(contents),
+               t.audio.decode_wav(contents, desired_channels=3, desired_samples=7),
+               t.audio.decode_wav(contents, desired_channels=1, desired_samples=2)]
+    static = [(d.audio.name, d.audio.shape.as_list(), d.sample_rate.shape.as_list())
+              for d in decodes]
+    with t.Session() as sess:
+        data = sess.run(wav)
+        junk = data[:12] + b"JUNK\x02\x00\x00\x00ab" + data[12:16] + b"\x12\x00\x00\x00" + \
+            data[20:36] + b"\x00\x00" + data[36:]
+        values = [sess.run(list(d), {contents: c}) for d in decodes for c in (data, junk)]
+        errors = []
+        for bad in (b"RIFX" + data[4:], data[:40], data[:20] + b"\x03" + data[21:],
+                    data[:34] + b"\x08" + data[35:], data + b"data\x00\x00\x00\x00"):
+            try:
+                sess.run(decodes[0].audio, {contents: bad})
+                errors.append(None)
+            except t.errors.InvalidArgumentError as e:
+                errors.append(e.message)
+    return data, static, values, errors
+
+
+def test_audio_wav_matches_tensorflow():
+    with tf.Graph().as_default():
+        ours = _wav_case(tf)
+    with tf1.Graph().as_default():
+        ref = _wav_case(tf1)
+    assert ours[0] == ref[0] and ours[1] == ref[1]
+    for (a, ra), (b, rb) in zip(ours[2], ref[2]):
+        np.testing.assert_array_equal(a, b)
+        assert ra == rb
+    assert [e is None for e in ours[3]] == [e is None for e in ref[3]]
+    for mine, theirs in zip(ours[3], ref[3]):
+        assert theirs is None or mine.splitlines()[0] in theirs
+
+
+def test_resource_loader_matches_tensorflow(tmp_path):
+    here = os.path.dirname(os.path.abspath(__file__))
+    rl, ref = tf.resource_loader, tf1.resource_loader
+    assert rl.get_data_files_path() == ref.get_data_files_path() == here
+    assert rl.get_path_to_datafile("a/b.txt") == ref.get_path_to_datafile("a/b.txt")
+    assert rl.readahead_file_path("/x/y") == ref.readahead_file_path("/x/y") == "/x/y"
+    assert rl.get_root_dir_with_all_resources() == os.path.dirname(tf.platform.__file__)
+    assert rl.load_resource("resource_loader.py") == open(
+        os.path.join(os.path.dirname(tf.platform.__file__), "resource_loader.py"), "rb").read()
+    with pytest.raises(OSError):
+        rl.load_resource(str(tmp_path / "missing"))
