@@ -8,6 +8,7 @@ from graphcore.keras import (
     activations,
     backend,
     callbacks,
+    constraints,
     initializers,
     layers,
     losses,

@@ -21,7 +21,7 @@ from graphcore.framework import dtypes as dtypes_lib
 from graphcore.framework import nest
 from graphcore.framework import ops as ops_lib
 from graphcore.framework.tensor_conversion import convert_to_tensor
-from graphcore.keras import activations, initializers, regularizers
+from graphcore.keras import activations, constraints, initializers, regularizers
 from graphcore.keras import backend as K
 from graphcore.keras import custom_objects as custom_lib
 from graphcore.layers import base as base_layer
@@ -129,7 +129,7 @@ class Layer(base_layer.Layer):
         shape = [int(d) for d in shape]
         variable = variables_lib.Variable(
             lambda: initializer(shape, dtype=dtype), name=name, dtype=dtype,
-            trainable=trainable, constraint=constraint)
+            trainable=trainable, constraint=constraints.get(constraint))
         variable._keras_name = name
         K.track_variable(variable)
         (self._trainable_weights if trainable else self._non_trainable_weights).append(variable)
@@ -326,10 +326,7 @@ def serialize_argument(key: str, value: Any) -> Any:
     if key.endswith("_regularizer"):
         return regularizers.serialize(value)
     if key.endswith("_constraint"):
-        if value is None:
-            return None
-        return {"module": "keras.constraints", "class_name": type(value).__name__,
-                "config": value.get_config(), "registered_name": None}
+        return constraints.serialize(constraints.get(value))
     if key in ("activation", "recurrent_activation"):
         return activations.serialize(value)
     if isinstance(value, (np.ndarray, np.generic)):

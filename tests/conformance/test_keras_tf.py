@@ -29,7 +29,9 @@ N = 24
 def _mlp(k, x):
     model = k.Sequential([
         k.layers.Dense(8, activation="relu", input_shape=(5,),
-                       kernel_regularizer=k.regularizers.l2(0.01)),
+                       kernel_regularizer=k.regularizers.l2(0.01),
+                       kernel_constraint=k.constraints.MaxNorm(0.6),
+                       bias_constraint=k.constraints.NonNeg()),
         k.layers.Dropout(0.0),
         k.layers.Dense(3, activation="softmax"),
     ])
@@ -104,7 +106,8 @@ def _two_inputs(k, x):
     a = k.Input((4,), name="a")
     b = k.Input((3,), name="b")
     ha = k.layers.Dense(5, activation="relu")(a)
-    hb = k.layers.Dense(5, activation="tanh")(b)
+    hb = k.layers.Dense(5, activation="tanh", kernel_constraint=k.constraints.UnitNorm(),
+                        bias_constraint=k.constraints.MinMaxNorm(0.1, 0.5, rate=0.5))(b)
     merged = k.layers.Concatenate()([ha, hb, k.layers.Add()([ha, hb])])
     out = k.layers.Dense(1, activation="sigmoid")(merged)
     model = k.Model([a, b], out)
