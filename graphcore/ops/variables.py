@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import enum
+from collections.abc import Iterator
 from typing import Any
 
 from graphcore.framework import dtypes as dtypes_lib
@@ -19,6 +21,7 @@ __all__ = [
     "VariableSynchronization",
     "all_variables",
     "assert_variables_initialized",
+    "variable_creator_scope",
     "global_variables",
     "global_variables_initializer",
     "initialize_all_variables",
@@ -79,7 +82,62 @@ def _collections_for(collections: list | None, trainable: bool) -> list:
     return collections
 
 
-class Variable:
+_CREATOR_ARGS = ("initial_value", "trainable", "collections", "validate_shape",
+                 "caching_device", "name", "variable_def", "dtype", "expected_shape",
+                 "import_scope", "constraint", "use_resource", "synchronization",
+                 "aggregation", "shape")
+
+
+def _creator_stack(graph: ops_lib.Graph) -> list:
+    """The graph's variable creators, outermost first (``variable_creator_scope``)."""
+    stack = getattr(graph, "_variable_creator_stack", None)
+    if stack is None:
+        stack = graph._variable_creator_stack = []
+    return stack
+
+
+def _default_variable_creator(**kwargs: Any) -> Variable:
+    kwargs.pop("experimental_enable_variable_lifting", None)
+    if kwargs.get("trainable") is None:
+        kwargs["trainable"] = kwargs.get("synchronization") != VariableSynchronization.ON_READ
+    if kwargs.get("aggregation") is None:
+        kwargs["aggregation"] = VariableAggregation.NONE
+    return type.__call__(Variable, **kwargs)
+
+
+class _VariableMeta(type):
+    """``Variable(...)`` goes through the graph's variable creators when there are any
+    (TF's VariableV1 metaclass); subclasses are built directly."""
+
+    def __call__(cls, *args: Any, **kwargs: Any) -> Any:
+        if cls is not Variable:
+            return super().__call__(*args, **kwargs)
+        stack = _creator_stack(ops_lib.get_default_graph())
+        if not stack:
+            return super().__call__(*args, **kwargs)
+        call = dict(zip(_CREATOR_ARGS, args))
+        call.update(kwargs)
+        full = {"initial_value": None, "trainable": None, "validate_shape": True,
+                "caching_device": None, "name": None, "variable_def": None, "dtype": None,
+                "import_scope": None, "constraint": None,
+                "synchronization": VariableSynchronization.AUTO,
+                "aggregation": VariableAggregation.NONE, "shape": None,
+                "experimental_enable_variable_lifting": None, "expected_shape": None,
+                "collections": None, "use_resource": None}
+        full.update(call)
+        if full["aggregation"] is None:
+            full["aggregation"] = VariableAggregation.NONE
+        getter = _default_variable_creator
+        for creator in stack:
+            getter = _chain(creator, getter)
+        return getter(**full)
+
+
+def _chain(creator: Any, next_creator: Any) -> Any:
+    return lambda **kwargs: creator(next_creator, **kwargs)
+
+
+class Variable(metaclass=_VariableMeta):
     """A TF1 ref variable: a VariableV2 op holding state across ``Session.run`` calls.
 
     ``tf.Variable(0, name="counter")`` builds ``counter/initial_value`` (Const),
@@ -651,6 +709,18 @@ def _rank_of_value(var: Any) -> ops_lib.Tensor:
     with ops_lib.name_scope(None, "Rank", [var]) as scope:
         value = tensor_conversion.convert_to_tensor(var)
         return apply_op("Rank", name=scope, input=value).outputs[0]
+
+
+@contextlib.contextmanager
+def variable_creator_scope(variable_creator: Any) -> Iterator[None]:
+    """Within it, ``tf.Variable(...)`` (and so ``get_variable``) calls
+    ``variable_creator(next_creator, **kwargs)``; the innermost scope's creator first."""
+    stack = _creator_stack(ops_lib.get_default_graph())
+    stack.append(variable_creator)
+    try:
+        yield
+    finally:
+        stack.pop()
 
 
 def report_uninitialized_variables(var_list: list | None = None,

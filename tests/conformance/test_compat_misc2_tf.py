@@ -145,3 +145,34 @@ def test_resource_loader_matches_tensorflow(tmp_path):
         os.path.join(os.path.dirname(tf.platform.__file__), "resource_loader.py"), "rb").read()
     with pytest.raises(OSError):
         rl.load_resource(str(tmp_path / "missing"))
+
+
+def _creator_case(t):
+    log = []
+
+    def outer(next_creator, **kwargs):
+        log.append(("outer", kwargs["name"], kwargs["trainable"], sorted(kwargs)))
+        return next_creator(**kwargs)
+
+    def inner(next_creator, **kwargs):
+        log.append(("inner", kwargs["name"], kwargs["initial_value"] is not None))
+        kwargs["name"] = (kwargs["name"] or "anon") + "_x"
+        kwargs["trainable"] = False
+        return next_creator(**kwargs)
+
+    with t.variable_creator_scope(outer):
+        a = t.Variable(1.0, name="a", use_resource=False)
+        with t.variable_scope("s", use_resource=False), t.variable_creator_scope(inner):
+            b = t.Variable([2.0], use_resource=False)
+            c = t.get_variable("c", [2])
+    d = t.Variable(3.0, name="d", use_resource=False)
+    made = [(v.name, v.op.type, v.shape.as_list()) for v in (a, b, c, d)]
+    return log, made, [v.name for v in t.trainable_variables()]
+
+
+def test_variable_creator_scope_matches_tensorflow():
+    with tf.Graph().as_default():
+        ours = _creator_case(tf)
+    with tf1.Graph().as_default():
+        ref = _creator_case(tf1)
+    assert ours == ref
