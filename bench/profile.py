@@ -1,6 +1,6 @@
 """cProfile of graphcore's side of a workload, to see where a step's time goes.
 
-    python -m bench.profile mlp-digits|mlp-synth|convnet[-summaries]|matmul|tiny-fetch10[-callable]|transfer [--steps N]
+    python -m bench.profile mlp-digits|mlp-synth|convnet[-summaries|-mobilenet]|matmul|tiny-fetch10[-callable]|transfer [--steps N]
                             [--top 25] [--sort tottime|cumulative]
 
 Builds the same graph as the workload, warms up, then profiles ``--steps`` steps in
@@ -74,6 +74,7 @@ def _transfer() -> tuple[Callable[[], Any], Callable[[], None]]:
 TARGETS = {"mlp-digits": lambda: _mlp("digits"), "mlp-synth": lambda: _mlp("synth"),
            "convnet": lambda: _convnet("deep-mnist"),
            "convnet-summaries": lambda: _convnet("summaries"),
+           "convnet-mobilenet": lambda: _convnet("mobilenet"),
            "matmul": _matmul, "tiny-fetch10": lambda: _tiny("run"),
            "tiny-fetch10-callable": lambda: _tiny("make_callable"), "transfer": _transfer}
 
