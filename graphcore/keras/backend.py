@@ -19,8 +19,12 @@ from graphcore.ops import (
     array_ops,
     clip_ops,
     control_flow_ops,
+    functional_ops,
     gradients_impl,
+    manip_ops,
+    math_compat,
     math_ops,
+    nn_activation_ops,
     nn_impl,
     nn_ops,
     state_ops,
@@ -468,3 +472,276 @@ def binary_crossentropy(target: Any, output: Any, from_logits: bool = False) -> 
             return -bce
         output = logits
     return nn_impl.sigmoid_cross_entropy_with_logits(labels=target, logits=output)
+
+
+# -- more of Keras' backend: thin functions over graphcore's ops ---------------------------
+def _reduce(fn: Any) -> Any:
+    def reduce(x: Any, axis: Any = None, keepdims: bool = False) -> Any:
+        return fn(x, axis=axis, keepdims=keepdims)
+    return reduce
+
+
+max = _reduce(math_ops.reduce_max)  # noqa: A001
+min = _reduce(math_ops.reduce_min)  # noqa: A001
+prod = _reduce(math_ops.reduce_prod)
+
+
+def var(x: Any, axis: Any = None, keepdims: bool = False) -> Any:
+    if x.dtype.base_dtype == dtypes_lib.bool:
+        x = math_ops.cast(x, floatx())
+    return math_compat.reduce_variance(x, axis=axis, keepdims=keepdims)
+
+
+def std(x: Any, axis: Any = None, keepdims: bool = False) -> Any:
+    if x.dtype.base_dtype == dtypes_lib.bool:
+        x = math_ops.cast(x, floatx())
+    return math_compat.reduce_std(x, axis=axis, keepdims=keepdims)
+
+
+def all(x: Any, axis: Any = None, keepdims: bool = False) -> Any:  # noqa: A001
+    return math_ops.reduce_all(math_ops.cast(x, dtypes_lib.bool), axis=axis,
+                               keepdims=keepdims)
+
+
+def any(x: Any, axis: Any = None, keepdims: bool = False) -> Any:  # noqa: A001
+    return math_ops.reduce_any(math_ops.cast(x, dtypes_lib.bool), axis=axis,
+                               keepdims=keepdims)
+
+
+def argmin(x: Any, axis: int = -1) -> Any:
+    return math_ops.argmin(x, axis)
+
+
+def cumsum(x: Any, axis: int = 0) -> Any:
+    return math_ops.cumsum(x, axis=axis)
+
+
+def cumprod(x: Any, axis: int = 0) -> Any:
+    return math_ops.cumprod(x, axis=axis)
+
+
+def pow(x: Any, a: Any) -> Any:  # noqa: A001
+    return math_ops.pow(x, a)
+
+
+def sign(x: Any) -> Any:
+    return math_ops.sign(x)
+
+
+def round(x: Any) -> Any:  # noqa: A001
+    return math_ops.round(x)
+
+
+def sin(x: Any) -> Any:
+    return math_ops.sin(x)
+
+
+def cos(x: Any) -> Any:
+    return math_ops.cos(x)
+
+
+def softplus(x: Any) -> Any:
+    return nn_ops.softplus(x)
+
+
+def softsign(x: Any) -> Any:
+    return nn_activation_ops.softsign(x)
+
+
+def elu(x: Any, alpha: float = 1.0) -> Any:
+    res = nn_ops.elu(x)
+    return res if alpha == 1 else math_ops.where_v2(x > 0, res, alpha * res)
+
+
+def hard_sigmoid(x: Any) -> Any:
+    return clip(0.2 * x + 0.5, 0.0, 1.0)
+
+
+def l2_normalize(x: Any, axis: Any = None) -> Any:
+    return nn_ops.l2_normalize(x, axis=axis)
+
+
+def _comparison(fn: Any) -> Any:
+    def compare(x: Any, y: Any) -> Any:
+        return fn(x, y)
+    compare.__name__ = fn.__name__
+    return compare
+
+
+greater = _comparison(math_ops.greater)
+greater_equal = _comparison(math_ops.greater_equal)
+less = _comparison(math_ops.less)
+less_equal = _comparison(math_ops.less_equal)
+not_equal = _comparison(math_ops.not_equal)
+
+
+def transpose(x: Any) -> Any:
+    return array_ops.transpose(x)
+
+
+def permute_dimensions(x: Any, pattern: Any) -> Any:
+    return array_ops.transpose(x, perm=pattern)
+
+
+def reverse(x: Any, axes: Any) -> Any:
+    return array_ops.reverse(x, [axes] if isinstance(axes, int) else axes)
+
+
+def tile(x: Any, n: Any) -> Any:
+    return array_ops.tile(x, [n] if isinstance(n, int) else n)
+
+
+def repeat(x: Any, n: int) -> Any:
+    """[batch, dim] -> [batch, n, dim]."""
+    return array_ops.tile(array_ops.expand_dims(x, 1), [1, n, 1])
+
+
+def repeat_elements(x: Any, rep: int, axis: int) -> Any:
+    return manip_ops.repeat(x, rep, axis=axis)
+
+
+def stack(x: list, axis: int = 0) -> Any:
+    return array_ops.stack(x, axis=axis)
+
+
+def one_hot(indices: Any, num_classes: int) -> Any:
+    return array_ops.one_hot(indices, depth=num_classes, axis=-1)
+
+
+def zeros_like(x: Any, dtype: Any = None, name: str | None = None) -> Any:
+    return array_ops.zeros_like(x, dtype=dtype, name=name)
+
+
+def ones_like(x: Any, dtype: Any = None, name: str | None = None) -> Any:
+    return array_ops.ones_like(x, dtype=dtype, name=name)
+
+
+def arange(start: Any, stop: Any = None, step: Any = 1, dtype: str = "int32") -> Any:
+    if stop is None and isinstance(start, (int, float)) and start < 0:
+        start = 0
+    result = math_ops.range(start, limit=stop, delta=step, name="arange")
+    return result if dtype == "int32" else cast(result, dtype)
+
+
+def gather(reference: Any, indices: Any) -> Any:
+    return array_ops.gather(reference, indices)
+
+
+def batch_flatten(x: Any) -> Any:
+    """[batch, ...] -> [batch, prod(...)]."""
+    return array_ops.reshape(x, array_ops.stack([-1, math_ops.reduce_prod(shape(x)[1:])]))
+
+
+def bias_add(x: Any, bias: Any, data_format: str | None = None) -> Any:
+    data_format = data_format or image_data_format()
+    if data_format == "channels_first" and x.shape.ndims == 4 and bias.shape.ndims == 1:
+        return nn_ops.bias_add(x, bias, data_format="NCHW")
+    return nn_ops.bias_add(x, bias) if bias.shape.ndims == 1 else x + bias
+
+
+def switch(condition: Any, then_expression: Any, else_expression: Any) -> Any:
+    """``then_expression`` where ``condition`` holds, else ``else_expression`` (a scalar
+    condition picks one of the two with tf.cond)."""
+    condition = convert_to_tensor(condition)
+    if condition.dtype != dtypes_lib.bool:
+        condition = math_ops.cast(condition, dtypes_lib.bool)
+    then_fn = then_expression if callable(then_expression) else lambda: then_expression
+    else_fn = else_expression if callable(else_expression) else lambda: else_expression
+    if condition.shape.ndims == 0:
+        return control_flow_ops.cond(condition, then_fn, else_fn)
+    return array_ops.where(condition, then_fn(), else_fn())
+
+
+def in_train_phase(x: Any, alt: Any, training: Any = None) -> Any:
+    """``x`` in the training phase, else ``alt``."""
+    training = learning_phase() if training is None else training
+    if training is True or training == 1 and isinstance(training, int):
+        return x() if callable(x) else x
+    if training is False or training == 0 and isinstance(training, int):
+        return alt() if callable(alt) else alt
+    return switch(training, x, alt)
+
+
+def in_test_phase(x: Any, alt: Any, training: Any = None) -> Any:
+    return in_train_phase(alt, x, training=training)
+
+
+def update(x: Any, new_x: Any) -> Any:
+    return state_ops.assign(x, new_x)
+
+
+def update_add(x: Any, increment: Any) -> Any:
+    return state_ops.assign_add(x, increment)
+
+
+def update_sub(x: Any, decrement: Any) -> Any:
+    return state_ops.assign_sub(x, decrement)
+
+
+def count_params(x: Any) -> int:
+    return int(np.prod(x.shape.as_list()))
+
+
+def cast_to_floatx(x: Any) -> Any:
+    if isinstance(x, (ops_lib.Tensor, variables_lib.Variable)):
+        return math_ops.cast(x, dtype=floatx())
+    return np.asarray(x, dtype=floatx())
+
+
+def temporal_padding(x: Any, padding: Any = (1, 1)) -> Any:
+    """Pads the middle axis of a 3-D tensor with zeros."""
+    return array_ops.pad(x, [[0, 0], list(padding), [0, 0]])
+
+
+def spatial_2d_padding(x: Any, padding: Any = ((1, 1), (1, 1)),
+                       data_format: str | None = None) -> Any:
+    data_format = data_format or image_data_format()
+    pads = [[0, 0], list(padding[0]), list(padding[1]), [0, 0]]
+    if data_format == "channels_first":
+        pads = [[0, 0], [0, 0], list(padding[0]), list(padding[1])]
+    return array_ops.pad(x, pads)
+
+
+def is_keras_tensor(x: Any) -> bool:
+    if not isinstance(x, (ops_lib.Tensor, variables_lib.Variable)):
+        raise ValueError(f"Unexpectedly found an instance of type `{type(x)}`. Expected a "
+                         "symbolic tensor instance.")
+    # (made by a Keras layer: it has the history keras/engine.py records in its graph)
+    return isinstance(x, ops_lib.Tensor) and \
+        x in x.graph.__dict__.get("_keras_history", {})
+
+
+def is_sparse(tensor: Any) -> bool:
+    from graphcore.framework.sparse_tensor import SparseTensor
+    return isinstance(tensor, SparseTensor)
+
+
+def to_dense(tensor: Any) -> Any:
+    if is_sparse(tensor):
+        from graphcore.ops import sparse_ops
+        return sparse_ops.sparse_tensor_to_dense(tensor)
+    return tensor
+
+
+def map_fn(fn: Any, elems: Any, name: str | None = None, dtype: Any = None) -> Any:
+    return functional_ops.map_fn(fn, elems, name=name, dtype=dtype)
+
+
+def foldl(fn: Any, elems: Any, initializer: Any = None, name: str | None = None) -> Any:
+    return functional_ops.foldl(fn, elems, initializer=initializer, name=name)
+
+
+def foldr(fn: Any, elems: Any, initializer: Any = None, name: str | None = None) -> Any:
+    return functional_ops.foldr(fn, elems, initializer=initializer, name=name)
+
+
+__all__ += [
+    "all", "any", "arange", "argmin", "batch_flatten", "bias_add", "cast_to_floatx", "cos",
+    "count_params", "cumprod", "cumsum", "elu", "foldl", "foldr", "gather", "greater",
+    "greater_equal", "hard_sigmoid", "in_test_phase", "in_train_phase", "is_keras_tensor",
+    "is_sparse", "l2_normalize", "less", "less_equal", "map_fn", "max", "min", "not_equal",
+    "one_hot", "ones_like", "permute_dimensions", "pow", "prod", "repeat", "repeat_elements",
+    "reverse", "round", "sign", "sin", "softplus", "softsign", "spatial_2d_padding", "stack",
+    "std", "switch", "temporal_padding", "tile", "to_dense", "transpose", "update",
+    "update_add", "update_sub", "var", "zeros_like",
+]

@@ -87,3 +87,47 @@ def test_losses_match_tf():
                              for name, kw in LOSS_OBJECTS for case, y in cases.items()}))
     for key, value in ref.items():
         np.testing.assert_allclose(got[key], value, rtol=1e-5, atol=1e-6, err_msg=str(key))
+
+
+def _backend_cases(K, x, b, i):
+    x, b, i = K.constant(x), K.constant(b, dtype="bool"), K.constant(i, dtype="int32")
+    return {
+        "max": K.max(x, 1), "min": K.min(x, 0, keepdims=True), "prod": K.prod(x),
+        "var": K.var(x, 1), "std": K.std(x, keepdims=True), "all": K.all(b, 1),
+        "any": K.any(b), "argmin": K.argmin(x), "cumsum": K.cumsum(x, 1),
+        "cumprod": K.cumprod(x), "pow": K.pow(x, 2), "sign": K.sign(x), "round": K.round(x),
+        "sin": K.sin(x), "cos": K.cos(x), "softplus": K.softplus(x),
+        "softsign": K.softsign(x), "elu": K.elu(x, 0.5), "hard_sigmoid": K.hard_sigmoid(x),
+        "l2_normalize": K.l2_normalize(x, 1), "greater": K.greater(x, 0.1),
+        "less_equal": K.less_equal(x, 0.1), "not_equal": K.not_equal(i, 2),
+        "transpose": K.transpose(x), "permute": K.permute_dimensions(x, (1, 0)),
+        "reverse": K.reverse(x, 1), "tile": K.tile(x, (2, 1)), "repeat": K.repeat(x, 2),
+        "repeat_elements": K.repeat_elements(x, 2, 1), "stack": K.stack([x, x], 1),
+        "one_hot": K.one_hot(i, 4), "zeros_like": K.zeros_like(x), "arange": K.arange(5),
+        "arange_f": K.arange(1, 7, 2, dtype="float32"), "gather": K.gather(x, i),
+        "batch_flatten": K.batch_flatten(K.stack([x, x], 2)),
+        "bias_add": K.bias_add(x, K.constant([1.0, 2.0, 3.0])),
+        "switch": K.switch(K.greater(x, 0), x, -x), "switch_scalar": K.switch(K.constant(True, dtype="bool"), x, -x),
+        "in_test_phase": K.in_test_phase(x, -x, training=0),
+        "temporal_padding": K.temporal_padding(K.stack([x, x], 2), (1, 2)),
+        "spatial_2d_padding": K.spatial_2d_padding(K.stack([K.stack([x], 2)], 3)),
+        "map_fn": K.map_fn(lambda r: r * 2.0, x),
+        "foldl": K.foldl(lambda a, r: a + r, x), "foldr": K.foldr(lambda a, r: a * 0.5 + r, x),
+    }
+
+
+def test_backend_functions_match_tf():
+    import tensorflow as tf_ref
+    rng = np.random.default_rng(5)
+    x = rng.normal(size=(4, 3)).astype(np.float32)
+    b = x > 0
+    i = np.array([0, 2, 1, 2], np.int32)
+    with tf_ref.Graph().as_default(), tf_ref.compat.v1.Session() as sess:
+        ref = sess.run(_backend_cases(tf_keras.backend, x, b, i))
+    with gc.Graph().as_default(), gc.Session() as sess:
+        got = sess.run(_backend_cases(gc.keras.backend, x, b, i))
+    for key, value in ref.items():
+        assert np.asarray(got[key]).dtype == np.asarray(value).dtype, key
+        np.testing.assert_allclose(got[key], value, rtol=1e-6, atol=1e-6, err_msg=key)
+    assert gc.keras.backend.cast_to_floatx([1, 2]).dtype == np.float32
+    assert gc.keras.backend.count_params(gc.keras.backend.zeros((2, 3))) == 6
