@@ -153,6 +153,9 @@ from graphcore.ops.quantization_ops import *
 from graphcore.ops.math_compat import *
 from graphcore.ops.math_ops import conj
 from graphcore.ops.sort_ops import approx_top_k, argsort, sort
+from graphcore.ops.session_ops import (
+    delete_session_tensor, get_session_handle, get_session_tensor,
+)
 from graphcore.ops.linalg_ops import sqrtm as matrix_square_root
 from graphcore.ops.confusion_matrix import confusion_matrix
 from graphcore.ops.space_ops import *

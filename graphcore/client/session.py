@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from graphcore.client.session_handle import TensorHandle
 from graphcore.framework import errors, session_stack
 from graphcore.framework import ops as ops_lib
 from graphcore.framework.indexed_slices import IndexedSlices, IndexedSlicesValue
@@ -28,7 +29,8 @@ from graphcore.runtime import context, engines
 class _FetchMapper:
     """A fetch structure flattened to graph elements, and how to rebuild it."""
 
-    def __init__(self, graph: ops_lib.Graph, fetches: Any):
+    def __init__(self, graph: ops_lib.Graph, fetches: Any, session: Any = None):
+        self.session = session  # the owner of the TensorHandles this fetch returns
         self.tensors: list[str] = []  # unique tensor names, in first-seen order
         self.targets: list[str] = []  # unique op names
         self._tensor_index: dict[str, int] = {}
@@ -60,6 +62,9 @@ class _FetchMapper:
         if index is None:
             index = self._tensor_index[name] = len(self.tensors)
             self.tensors.append(name)
+        if element.op.type == "GetSessionHandle":
+            dtype = element.op.inputs[0].dtype
+            return lambda values: TensorHandle(values[index], dtype, self.session)
         return lambda values: values[index]
 
     def _map(self, graph: ops_lib.Graph, fetch: Any) -> Callable[[list], Any]:
@@ -126,6 +131,9 @@ def _fetch_value(value: Any) -> Any:
 def _feed_value(tensor: ops_lib.Tensor, value: Any) -> np.ndarray:
     dtype = tensor.dtype.base_dtype
     np_dtype = dtype.as_numpy_dtype
+    if isinstance(value, TensorHandle):
+        # A handle fed to a string tensor is its handle; to any other, its stored value.
+        value = value.handle if dtype.name == "string" else value.eval()
     if isinstance(value, ops_lib.Tensor):
         raise TypeError("The value of a feed cannot be a tf.Tensor object. Acceptable feed "
                         "values include Python scalars, strings, lists, numpy ndarrays, or "
@@ -264,9 +272,9 @@ class BaseSession:
         if key is not None:
             mapper = self._fetch_cache.get(key)
             if mapper is None:
-                mapper = self._fetch_cache[key] = _FetchMapper(self._graph, fetches)
+                mapper = self._fetch_cache[key] = _FetchMapper(self._graph, fetches, self)
             return mapper
-        return _FetchMapper(self._graph, fetches)
+        return _FetchMapper(self._graph, fetches, self)
 
     def _feeds(self, feed_dict: Any) -> tuple[tuple[str, ...], list]:
         if not feed_dict:
@@ -340,7 +348,7 @@ class BaseSession:
         fastest way to run the same step many times."""
         if self._closed:
             raise RuntimeError("Attempted to use a closed Session.")
-        mapper = _FetchMapper(self._graph, fetches)
+        mapper = _FetchMapper(self._graph, fetches, self)
         tensors = []
         for f in feed_list or []:
             t = self._graph.as_graph_element(f, allow_tensor=True, allow_operation=False)

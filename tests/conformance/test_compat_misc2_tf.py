@@ -176,3 +176,44 @@ def test_variable_creator_scope_matches_tensorflow():
     with tf1.Graph().as_default():
         ref = _creator_case(tf1)
     assert ours == ref
+
+
+def _session_handle_case(t):
+    c = t.multiply(t.constant(10.0), t.constant(5.0))
+    h = t.get_session_handle(c)
+    out = [h.name, list(h.op.node_def.attr["_class"].list.s)]
+    with t.Session() as sess:
+        hv = sess.run(h)
+        p, x = t.get_session_tensor(hv.handle, t.float32)
+        y = x * 2
+        out += [type(hv).__name__, hv.handle, str(hv), x.name, x.op.device, p.op.device]
+        out.append(sess.run(y, {p: hv.handle}))
+        hv2 = sess.run(t.get_session_handle(y), {p: hv.handle})
+        dp, d = t.delete_session_tensor(hv.handle)
+        sess.run(d, {dp: hv.handle})
+        for fetch, holder in ((y, p), (d, dp)):
+            try:
+                sess.run(fetch, {holder: hv.handle})
+            except t.errors.InvalidArgumentError as e:
+                out.append([line for line in e.message.splitlines() if "store" in line])
+        out += [hv2.handle, sess.run(y, {p: hv2.handle})]
+    return out
+
+
+def test_session_handles_match_tensorflow():
+    with tf.Graph().as_default():
+        ours = _session_handle_case(tf)
+    with tf1.Graph().as_default():
+        ref = _session_handle_case(tf1)
+    assert ours == ref
+
+
+def test_tensor_handle_eval_delete_and_feed():
+    with tf.Graph().as_default(), tf.Session() as sess:
+        hv = sess.run(tf.get_session_handle(tf.constant([1.0, 2.0])))
+        np.testing.assert_array_equal(hv.eval(), [1.0, 2.0])
+        z = tf.placeholder(tf.float32, [2])
+        np.testing.assert_array_equal(sess.run(z * 3, {z: hv}), [3.0, 6.0])
+        hv.delete()
+        with pytest.raises(TypeError, match="may have already been deleted"):
+            hv.eval()
