@@ -2,8 +2,9 @@
 from a node's ``shape`` attr, float ops from :mod:`graphcore.profiler.flops`, types from
 the op log), organized by name scope (``cmd='scope'``) or op type (``cmd='op'``),
 accounted and shown by the options of :class:`ProfileOptionBuilder`, printed as tfprof's
-report and returned as a GraphNodeProto / MultiGraphNodeProto.  Statistics of a run
-(time, memory) are not collected: they stay 0."""
+report and returned as a GraphNodeProto / MultiGraphNodeProto.  A traced run's
+RunMetadata completes unknown shapes; its time and memory statistics are not collected
+(they stay 0)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from typing import Any
 
 from graphcore.errors import InvalidArgumentError, UnimplementedError
 from graphcore.framework import ops as ops_lib
+from graphcore.framework.tensor_shape import TensorShape
 from graphcore.gfile import GFile
 from graphcore.profiler import flops
 from graphcore.profiler.option_builder import TRAINABLE_VARIABLES, ProfileOptionBuilder
@@ -164,9 +166,36 @@ def _graph_nodes(graph: Any) -> dict[str, _GraphNode]:
     return nodes
 
 
-def _logged_ops(graph: Any) -> dict[str, tfprof_log_pb2.OpLogEntry]:
+def _fill_missing_graph_shape(graph: Any, run_meta: Any) -> None:
+    """Completes the graph's tensor shapes from a traced run's step stats (in place, as
+    TF's tfprof_logger does)."""
+    for dev_stats in run_meta.step_stats.dev_stats:
+        for node_stats in dev_stats.node_stats:
+            if not node_stats.output:
+                continue
+            try:
+                op = graph.get_operation_by_name(node_stats.node_name)
+            except KeyError:
+                continue  # a node of the runtime's (_retval, Recv) not in the graph
+            if len(node_stats.output) != len(op.outputs):
+                continue
+            for i, out in enumerate(node_stats.output):
+                tensor = op.outputs[i]
+                if tensor.shape.is_fully_defined():
+                    continue
+                run_shape = TensorShape([d.size for d in out.tensor_description.shape.dim])
+                try:
+                    tensor.set_shape(tensor.shape.merge_with(run_shape))
+                except ValueError as e:
+                    sys.stderr.write("Node %s incompatible shapes: %s.\n"
+                                     % (node_stats.node_name, e))
+
+
+def _logged_ops(graph: Any, run_meta: Any = None) -> dict[str, tfprof_log_pb2.OpLogEntry]:
     """TF's tfprof_logger._get_logged_ops (no code traces): float ops and the
     _trainable_variables type."""
+    if run_meta is not None:
+        _fill_missing_graph_shape(graph, run_meta)
     logged, missing = {}, 0
     for op in graph.get_operations():
         rule = flops.FLOPS.get(op.type)
@@ -181,15 +210,17 @@ def _logged_ops(graph: Any) -> dict[str, tfprof_log_pb2.OpLogEntry]:
     for v in graph.get_collection(ops_lib.GraphKeys.TRAINABLE_VARIABLES):
         entry = logged.setdefault(v.op.name, tfprof_log_pb2.OpLogEntry(name=v.op.name))
         entry.types.append(TRAINABLE_VARIABLES)
-    if missing:
+    if missing and run_meta is None:
         sys.stderr.write("%d ops no flops stats due to incomplete shapes.\n" % missing)
     return logged
 
 
-def merge_default_with_oplog(graph: Any, op_log: Any = None) -> tfprof_log_pb2.OpLogProto:
-    """The graph's own op log (float ops, trainable variables) merged into ``op_log``."""
+def merge_default_with_oplog(graph: Any, op_log: Any = None,
+                             run_meta: Any = None) -> tfprof_log_pb2.OpLogProto:
+    """The graph's own op log (float ops, trainable variables) merged into ``op_log``;
+    ``run_meta`` (a traced run's) completes the shapes the float-op rules need."""
     merged = tfprof_log_pb2.OpLogProto()
-    logged = _logged_ops(graph)
+    logged = _logged_ops(graph, run_meta)
     if not op_log:
         merged.log_entries.extend(logged.values())
         return merged
@@ -625,7 +656,6 @@ def profile(graph: Any = None, run_meta: Any = None, op_log: Any = None, cmd: st
     """Profiles ``graph`` (default: the default graph): ``cmd`` 'scope' returns a
     GraphNodeProto tree by name scope, 'op' a MultiGraphNodeProto by op type; the report is
     printed, written to a file or dropped per ``options['output']``."""
-    del run_meta  # time and memory of a run are not collected: they stay 0
     if graph is None:
         graph = ops_lib.get_default_graph()
     if options == 0:
@@ -639,7 +669,8 @@ def profile(graph: Any = None, run_meta: Any = None, op_log: Any = None, cmd: st
     if opts.output_type not in ("stdout", "file", "none", "pprof"):
         raise UnimplementedError(None, None, f"tf.profiler.profile: output "
                                  f"'{opts.output_type}' is not supported by graphcore")
-    merged = merge_default_with_oplog(graph, op_log)
+    # run_meta completes shapes; its times and memory are not collected (they stay 0).
+    merged = merge_default_with_oplog(graph, op_log, run_meta)
     nodes = _graph_nodes(graph)
     for entry in merged.log_entries:
         node = nodes.get(entry.name)
@@ -672,9 +703,9 @@ def write_op_log(graph: Any, log_dir: str, op_log: Any = None, run_meta: Any = N
                  add_trace: bool = True) -> None:
     """Writes ``graph``'s op log (float ops, trainable variables) merged into ``op_log`` to
     ``log_dir/tfprof_log``."""
-    del run_meta, add_trace
+    del add_trace
     if graph is None:
         graph = ops_lib.get_default_graph()
-    merged = merge_default_with_oplog(graph, op_log)
+    merged = merge_default_with_oplog(graph, op_log, run_meta)
     with GFile(log_dir.rstrip("/") + "/tfprof_log", "wb") as f:
         f.write(merged.SerializeToString())

@@ -5,6 +5,7 @@ presets and a few builder variations. Skipped without TensorFlow."""
 
 import os
 
+import numpy as np
 import pytest
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
@@ -86,3 +87,23 @@ def test_profile_empty_output_and_errors(capfd):
         assert capfd.readouterr().out == ""
         with pytest.raises(tf.errors.InvalidArgumentError, match="unknown cmd: bad"):
             tf.profiler.profile(g, cmd="bad", options=opts)
+
+
+def _traced_flops(t):
+    with t.Graph().as_default() as g:
+        x = t.placeholder(t.float32, [None, 6], name="x")
+        y = t.nn.softmax(t.matmul(x, t.ones([6, 3])))
+        opts = t.profiler.ProfileOptionBuilder(
+            t.profiler.ProfileOptionBuilder.float_operation()).with_empty_output().build()
+        before = t.profiler.profile(g, run_meta=t.RunMetadata(), cmd="op", options=opts)
+        with t.Session() as sess:
+            run_meta = t.RunMetadata()
+            sess.run(y, {x: np.ones([5, 6])},
+                     options=t.RunOptions(trace_level=t.RunOptions.FULL_TRACE),
+                     run_metadata=run_meta)
+        after = t.profiler.profile(g, run_meta=run_meta, cmd="op", options=opts)
+        return before.total_float_ops, after.total_float_ops, y.shape.as_list()
+
+
+def test_run_meta_completes_shapes_as_tensorflow():
+    assert _traced_flops(tf) == _traced_flops(tf1) == (0, 75, [5, 3])
