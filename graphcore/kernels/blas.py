@@ -63,6 +63,7 @@ SERIAL_MACS = 1 << 20
 # the load; a probe 1.25x slower than the choice doubles the interval (up to 16x).
 TEAM_PROBE = 16
 _TEAM_DECAY = 0.3  # weight of a new timing in a team size's moving average
+_TEAM_SHAPES = 4096  # product shapes timed at most (then the timings start over)
 
 Product = Callable[[np.ndarray, np.ndarray, bool, bool], np.ndarray]
 
@@ -152,6 +153,8 @@ class _OneDNN:
         # timings of this shape (see TEAM_PROBE).
         stats = self._timings.get((m, n, k, ta, tb))
         if stats is None:
+            if len(self._timings) >= _TEAM_SHAPES:  # (shapes that vary without end)
+                self._timings.clear()
             stats = self._timings[(m, n, k, ta, tb)] = [0, 0.0, 0.0, TEAM_PROBE, TEAM_PROBE]
         stats[0] += 1
         calls = stats[0]
