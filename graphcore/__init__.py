@@ -127,6 +127,7 @@ from graphcore.ops.accumulator_ops import (
     ConditionalAccumulator, ConditionalAccumulatorBase, SparseConditionalAccumulator,
 )
 from graphcore.ops.ragged_tensor import RaggedTensor
+from graphcore.ops.ragged_fill_ops import ragged_fill_empty_rows, ragged_fill_empty_rows_grad
 from graphcore.ops.sequence_example_ops import parse_single_sequence_example
 from graphcore.ops.sets_ops import edit_distance
 from graphcore.ops.string_hash_ops import (

@@ -40,3 +40,50 @@ def _ragged_to_sparse(ctx: KernelContext):
                 np.asarray(widths + list(inner), np.int64))
 
     return compute
+
+
+@register_kernel("RaggedFillEmptyRows")
+def _ragged_fill_empty_rows(ctx: KernelContext):
+    del ctx
+
+    def compute(value_rowids, values, nrows, default_value):
+        rows = np.asarray(value_rowids, np.int64).reshape(-1)
+        vals = np.asarray(values)
+        default = np.asarray(default_value)
+        if default.ndim != 0:
+            raise errors.InvalidArgumentError(
+                None, None, f"default_value must be a scalar, saw: {list(default.shape)}")
+        n_rows = int(np.asarray(nrows))
+        if rows.size and n_rows <= 0:
+            raise errors.InvalidArgumentError(
+                None, None, f"Received RaggedTensor with nrows = 0 but value_rowids.shape[0]"
+                f" = {rows.size}")
+        bad = (rows < 0) | (rows >= n_rows)
+        if bad.any():
+            i = int(np.argmax(bad))
+            raise errors.InvalidArgumentError(
+                None, None, f"value_rowids({i}) is invalid: {rows[i]} >= {n_rows}")
+        empty = np.bincount(rows, minlength=n_rows)[:n_rows] == 0
+        empty_rows = np.flatnonzero(empty)
+        all_rows = np.concatenate([rows, empty_rows])
+        all_vals = np.concatenate([vals, np.full(empty_rows.size, default, vals.dtype)])
+        order = np.argsort(all_rows, kind="stable")
+        reverse = np.empty(order.size, np.int64)
+        reverse[order] = np.arange(order.size)
+        return all_rows[order], all_vals[order], empty, reverse[:rows.size]
+
+    return compute
+
+
+@register_kernel("RaggedFillEmptyRowsGrad")
+def _ragged_fill_empty_rows_grad(ctx: KernelContext):
+    del ctx
+
+    def compute(reverse_index_map, grad_values):
+        grad = np.asarray(grad_values)
+        rmap = np.asarray(reverse_index_map, np.int64)
+        filled = np.ones(grad.shape[0], bool)
+        filled[rmap] = False  # the entries the op added for empty rows
+        return grad[rmap], np.asarray(grad[filled].sum(), grad.dtype)
+
+    return compute

@@ -217,3 +217,33 @@ def test_tensor_handle_eval_delete_and_feed():
         hv.delete()
         with pytest.raises(TypeError, match="may have already been deleted"):
             hv.eval()
+
+
+def _ragged_fill_case(t):
+    values = t.constant([10.0, 20.0, 30.0, 40.0])
+    default = t.constant(-1.0)
+    r = t.ragged_fill_empty_rows(t.constant([3, 1, 1, 5], t.int64), values,
+                                 t.constant(7, t.int64), default)
+    g = t.ragged_fill_empty_rows_grad(r.reverse_index_map, t.range(8.0) * 1.5)
+    grads = t.gradients(t.reduce_sum(r.output_values * t.range(1.0, 9.0)), [values, default])
+    bad = t.ragged_fill_empty_rows(t.constant([0, 4], t.int64), values[:2],
+                                   t.constant(3, t.int64), default)
+    static = [(x.name, x.shape.as_list()) for x in list(r) + list(g)]
+    with t.Session() as sess:
+        out = sess.run([list(r), list(g), grads])
+        try:
+            sess.run(bad.output_values)
+            err = None
+        except t.errors.InvalidArgumentError as e:
+            err = "is invalid" in e.message
+    return static, out, err
+
+
+def test_ragged_fill_empty_rows_matches_tensorflow():
+    with tf.Graph().as_default():
+        ours = _ragged_fill_case(tf)
+    with tf1.Graph().as_default():
+        ref = _ragged_fill_case(tf1)
+    assert ours[0] == ref[0] and ours[2] == ref[2]
+    for a, b in zip(tf.nest.flatten(ours[1]), tf.nest.flatten(ref[1])):
+        np.testing.assert_array_equal(a, b)
