@@ -18,7 +18,7 @@ from graphcore.keras import backend as K
 from graphcore.keras import callbacks as callbacks_lib
 from graphcore.keras import losses as losses_lib
 from graphcore.keras import metrics as metrics_lib
-from graphcore.keras import optimizers, saving
+from graphcore.keras import optimizers, saving, training_generator
 from graphcore.keras.engine import Input, get_mask, keras_history
 from graphcore.keras.network import Network
 from graphcore.ops import array_ops, control_flow_ops, math_ops
@@ -312,8 +312,13 @@ class Model(Network):
         """Trains for ``epochs`` epochs of ``batch_size`` (default 32) samples; returns the
         History callback."""
         del kwargs
+        if training_generator.is_generator(x):
+            return training_generator.fit_generator(
+                self, x, steps_per_epoch, epochs, verbose, callbacks, validation_data,
+                validation_steps, validation_freq, class_weight, shuffle, initial_epoch)
         if steps_per_epoch:
-            raise NotImplementedError("fit: steps_per_epoch is not implemented in graphcore")
+            raise NotImplementedError("fit(steps_per_epoch=...) of arrays is not "
+                                      "implemented in graphcore")
         self._check_compiled()
         self._ensure_inputs(x)
         xs = self._standardize(x, self.inputs, "input")
@@ -355,7 +360,7 @@ class Model(Network):
                 raise NotImplementedError("shuffle='batch' is not implemented in graphcore")
             if shuffle:
                 np.random.shuffle(index)
-            sums = _EpochSums(self._num_losses, len(fetches))
+            sums = training_generator.EpochSums(self._num_losses, len(fetches))
             for batch, begin in enumerate(range(0, num_samples, batch_size)):
                 ids = index[begin:begin + batch_size]
                 cbs.on_train_batch_begin(batch, {"batch": batch, "size": len(ids)})
@@ -385,10 +390,38 @@ class Model(Network):
         cbs.on_train_end()
         return self.history
 
+    def fit_generator(self, generator: Any, steps_per_epoch: int | None = None,
+                      epochs: int = 1, verbose: int = 1, callbacks: Any = None,
+                      validation_data: Any = None, validation_steps: int | None = None,
+                      validation_freq: int = 1, class_weight: Any = None,
+                      max_queue_size: int = 10, workers: int = 1,
+                      use_multiprocessing: bool = False, shuffle: bool = True,
+                      initial_epoch: int = 0) -> callbacks_lib.History:
+        """``fit`` over the batches of a generator or a ``keras.utils.Sequence`` (read in
+        this thread: ``workers`` and ``max_queue_size`` change nothing)."""
+        del max_queue_size, workers, use_multiprocessing
+        return training_generator.fit_generator(
+            self, generator, steps_per_epoch, epochs, verbose, callbacks, validation_data,
+            validation_steps, validation_freq, class_weight, shuffle, initial_epoch)
+
+    def evaluate_generator(self, generator: Any, steps: int | None = None,
+                           callbacks: Any = None, max_queue_size: int = 10,
+                           workers: int = 1, use_multiprocessing: bool = False,
+                           verbose: int = 0) -> Any:
+        del callbacks, max_queue_size, workers, use_multiprocessing
+        return training_generator.evaluate_generator(self, generator, steps, verbose)
+
+    def predict_generator(self, generator: Any, steps: int | None = None,
+                          callbacks: Any = None, max_queue_size: int = 10,
+                          workers: int = 1, use_multiprocessing: bool = False,
+                          verbose: int = 0) -> Any:
+        del callbacks, max_queue_size, workers, use_multiprocessing, verbose
+        return training_generator.predict_generator(self, generator, steps)
+
     def _test_loop(self, xs: list, ys: list, batch_size: int, ws: list | None = None) -> list:
         num_samples = len(xs[0])
         ws = ws or [None] * len(ys)
-        sums = _EpochSums(self._num_losses, len(self._test_fetches))
+        sums = training_generator.EpochSums(self._num_losses, len(self._test_fetches))
         for begin in range(0, num_samples, batch_size):
             batch = slice(begin, begin + batch_size)
             values = self._run(self._test_fetches, [a[batch] for a in xs],
@@ -403,8 +436,11 @@ class Model(Network):
         """The loss (and metrics) over ``x``, ``y``: a scalar, or a list in the order of
         ``metrics_names``."""
         del callbacks, kwargs
+        if training_generator.is_generator(x):
+            return training_generator.evaluate_generator(self, x, steps, verbose)
         if steps is not None:
-            raise NotImplementedError("evaluate(steps=...) is not implemented in graphcore")
+            raise NotImplementedError("evaluate(steps=...) of arrays is not implemented in "
+                                      "graphcore")
         self._check_compiled()
         self._ensure_inputs(x)
         ys = self._standardize(y, self.outputs, "target")
@@ -419,8 +455,11 @@ class Model(Network):
                 steps: Any = None, callbacks: Any = None, **kwargs: Any) -> Any:
         """The outputs for ``x``, batch by batch, as numpy arrays."""
         del verbose, callbacks, kwargs
+        if training_generator.is_generator(x):
+            return training_generator.predict_generator(self, x, steps)
         if steps is not None:
-            raise NotImplementedError("predict(steps=...) is not implemented in graphcore")
+            raise NotImplementedError("predict(steps=...) of arrays is not implemented in "
+                                      "graphcore")
         self._ensure_inputs(x)
         xs = self._standardize(x, self.inputs, "input")
         batch_size = batch_size or 32
@@ -459,29 +498,3 @@ class Model(Network):
         outs = self._run(self.outputs, self._standardize(x, self.inputs, "input"), [],
                          training=False)
         return outs[0] if len(outs) == 1 else outs
-
-
-class _EpochSums:
-    """What an epoch reports, as TF1's Keras loops aggregate it: the losses averaged over
-    the batches weighted by their sizes, each metric its total over its count."""
-
-    def __init__(self, num_losses: int, num_fetches: int) -> None:
-        self.num_losses = num_losses
-        self.losses = np.zeros(num_losses)
-        self.totals = np.zeros((num_fetches - num_losses) // 2)
-        self.counts = np.zeros_like(self.totals)
-        self.samples = 0
-
-    def add(self, values: Any, size: int) -> None:
-        values = np.asarray(values, np.float64)
-        n = self.num_losses
-        self.losses += values[:n] * size
-        self.totals += values[n::2]
-        self.counts += values[n + 1::2]
-        self.samples += size
-
-    def results(self, batch_values: Any = None) -> list:
-        """The epoch's values so far (with ``batch_values``: that batch's losses)."""
-        losses = self.losses / max(self.samples, 1) if batch_values is None else \
-            np.asarray(batch_values, np.float64)[:self.num_losses]
-        return [float(v) for v in losses] + [float(v) for v in self.totals / self.counts]

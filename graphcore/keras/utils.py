@@ -12,8 +12,9 @@ from graphcore.keras.custom_objects import (
     get_custom_objects,
 )
 from graphcore.keras.preprocessing.sequence import pad_sequences
+from graphcore.keras.training_generator import Sequence
 
-__all__ = ["CustomObjectScope", "custom_object_scope", "get_custom_objects", "normalize",
+__all__ = ["Sequence", "CustomObjectScope", "custom_object_scope", "get_custom_objects", "normalize",
            "pad_sequences", "to_categorical"]
 
 

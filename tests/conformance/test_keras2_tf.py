@@ -131,3 +131,49 @@ def test_backend_functions_match_tf():
         np.testing.assert_allclose(got[key], value, rtol=1e-6, atol=1e-6, err_msg=key)
     assert gc.keras.backend.cast_to_floatx([1, 2]).dtype == np.float32
     assert gc.keras.backend.count_params(gc.keras.backend.zeros((2, 3))) == 6
+
+
+def _generator_run(k):
+    rng = np.random.default_rng(7)
+    x = rng.normal(size=(21, 3)).astype(np.float32)
+    y = rng.integers(0, 2, (21, 1)).astype(np.float32)
+
+    class Batches(k.utils.Sequence):
+        def __len__(self):
+            return 3
+
+        def __getitem__(self, i):
+            return x[8 * i:8 * i + 8], y[8 * i:8 * i + 8]
+
+    def endless():
+        while True:
+            for i in range(3):
+                yield x[8 * i:8 * i + 8], y[8 * i:8 * i + 8], np.full(len(x[8 * i:8 * i + 8]),
+                                                                   0.5 + i, np.float32)
+
+    model = k.Sequential([k.layers.Dense(4, activation="tanh", input_shape=(3,)),
+                          k.layers.Dense(1, activation="sigmoid")])
+    model.compile(k.optimizers.SGD(0.5), "binary_crossentropy", metrics=["accuracy"])
+    model.set_weights([np.full(w.shape, 0.1 * (j + 1), np.float32)
+                       for j, w in enumerate(model.get_weights())])
+    history = model.fit_generator(Batches(), epochs=2, verbose=0, shuffle=False,
+                                  validation_data=endless(), validation_steps=3)
+    history2 = model.fit(((a, b) for a, b, _ in endless()), steps_per_epoch=2, epochs=1,
+                         verbose=0)
+    return (history.history, history2.history,
+            model.evaluate_generator(Batches()), model.predict_generator(Batches()))
+
+
+def test_generators_match_tf():
+    import tensorflow as tf_ref
+    with tf_ref.Graph().as_default():
+        ref = _generator_run(tf_keras)
+    gc.keras.backend.clear_session()
+    got = _generator_run(gc.keras)
+    for r, g in zip(ref[:2], got[:2]):
+        r = {key.replace("accuracy", "acc"): v for key, v in r.items()}
+        assert sorted(g) == sorted(r)
+        for key in r:
+            np.testing.assert_allclose(g[key], r[key], rtol=1e-5, err_msg=key)
+    np.testing.assert_allclose(got[2], ref[2], rtol=1e-5)
+    np.testing.assert_allclose(got[3], ref[3], rtol=1e-5)
