@@ -199,7 +199,8 @@ class Context:
         config.inter_op_parallelism_threads = full.inter_op_parallelism_threads
         config.allow_soft_placement = full.allow_soft_placement
         config.log_device_placement = full.log_device_placement
-        config.gpu_options.CopyFrom(full.gpu_options)
+        if full.gpu_options.ByteSize():
+            config.gpu_options.CopyFrom(full.gpu_options)
         if self._changed_devices:
             for k, v in full.device_count.items():
                 config.device_count[k] = v

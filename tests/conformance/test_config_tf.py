@@ -83,3 +83,9 @@ def test_config_matches_tensorflow(monkeypatch):
     finally:
         tf_context._reset_context()
     assert ours == ref
+
+
+def test_untouched_settings_give_sessions_an_empty_config(monkeypatch):
+    monkeypatch.setattr(gc_context, "_context", gc_context.Context())
+    with tf.Graph().as_default(), tf.Session() as sess:
+        assert sess._config == tf.ConfigProto()
