@@ -256,6 +256,44 @@ class Layer(base_layer.Layer):
     def output(self) -> Any:
         return self._first_node("output").output_structure
 
+    def _node_at(self, node_index: int, what: str) -> Node:
+        if not self._inbound_nodes:
+            raise RuntimeError(f"The layer {self.name} has never been called and thus has "
+                               f"no defined {what}.")
+        if not 0 <= node_index < len(self._inbound_nodes):
+            raise ValueError(f"Asked to get {what} at node {node_index}, but the layer has "
+                             f"only {len(self._inbound_nodes)} inbound nodes.")
+        return self._inbound_nodes[node_index]
+
+    def get_input_at(self, node_index: int) -> Any:
+        return self._node_at(node_index, "input").input_structure
+
+    def get_output_at(self, node_index: int) -> Any:
+        return self._node_at(node_index, "output").output_structure
+
+    def get_input_shape_at(self, node_index: int) -> Any:
+        return nest.map_structure(lambda t: tuple(t.shape.as_list()),
+                                  self.get_input_at(node_index))
+
+    def get_output_shape_at(self, node_index: int) -> Any:
+        return nest.map_structure(lambda t: tuple(t.shape.as_list()),
+                                  self.get_output_at(node_index))
+
+    def get_input_mask_at(self, node_index: int) -> Any:
+        return nest.map_structure(get_mask, self.get_input_at(node_index))
+
+    def get_output_mask_at(self, node_index: int) -> Any:
+        return nest.map_structure(get_mask, self.get_output_at(node_index))
+
+    @property
+    def input_mask(self) -> Any:
+        """The mask of the layer's input (its first call's)."""
+        return nest.map_structure(get_mask, self.input)
+
+    @property
+    def output_mask(self) -> Any:
+        return nest.map_structure(get_mask, self.output)
+
     @property
     def input_shape(self) -> Any:
         return nest.map_structure(lambda t: tuple(t.shape.as_list()), self.input)

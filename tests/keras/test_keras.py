@@ -318,8 +318,11 @@ def test_masked_steps_carry_the_rnn_state_and_weights_scale_the_loss():
     inp = keras.Input((None,), dtype="int32")
     h = keras.layers.Embedding(5, 3, mask_zero=True)(inp)
     seq = keras.layers.SimpleRNN(2, return_sequences=True)(h)
-    out = keras.layers.LSTM(2)(seq)
+    lstm = keras.layers.LSTM(2)
+    out = lstm(seq)
     model = keras.Model(inp, out)
+    assert lstm.input_mask is lstm.get_input_mask_at(0) is not None
+    assert lstm.output_mask is None and lstm.get_output_shape_at(0) == (None, 2)
     padded = model.predict(np.array([[1, 2, 3, 0, 0], [4, 0, 0, 0, 0]]))
     np.testing.assert_allclose(padded[0], model.predict(np.array([[1, 2, 3]]))[0], rtol=1e-6)
     np.testing.assert_allclose(padded[1], model.predict(np.array([[4]]))[0], rtol=1e-6)
