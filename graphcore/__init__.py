@@ -154,6 +154,7 @@ from graphcore.ops.quantization_ops import *
 from graphcore.ops.math_compat import *
 from graphcore.ops.math_ops import conj
 from graphcore.ops.sort_ops import approx_top_k, argsort, sort
+from graphcore.ops.pinned_memory_ops import check_pinned
 from graphcore.ops.session_ops import (
     delete_session_tensor, get_session_handle, get_session_tensor,
 )

@@ -247,3 +247,24 @@ def test_ragged_fill_empty_rows_matches_tensorflow():
     assert ours[0] == ref[0] and ours[2] == ref[2]
     for a, b in zip(tf.nest.flatten(ours[1]), tf.nest.flatten(ref[1])):
         np.testing.assert_array_equal(a, b)
+
+
+def _check_pinned_case(t):
+    with t.Graph().as_default():
+        y = t.check_pinned(t.constant([1.0, 2.0]), name="pin")
+    with t.Session(graph=y.graph) as sess:
+        try:
+            sess.run(y)
+            return y.name, y.shape.as_list(), None
+        except t.errors.OpError as e:
+            return y.name, y.shape.as_list(), type(e).__name__
+
+
+def test_check_pinned_matches_tensorflow():
+    # Both CPU-only here: TF's build has no CUDA, graphcore has no GPU (FailedPrecondition).
+    from graphcore.kernels.gpu_kernels import AVAILABLE
+
+    if AVAILABLE:
+        pytest.skip("a GPU is visible: a host constant is not pinned (InvalidArgument)")
+    assert _check_pinned_case(tf) == _check_pinned_case(tf1) == (
+        "pin:0", [2], "FailedPreconditionError")
