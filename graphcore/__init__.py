@@ -146,7 +146,7 @@ from graphcore.ops.sparse_serialize_ops import (
 from graphcore import data, queue
 from graphcore import lookup
 from graphcore.ops.lookup_ops import initialize_all_tables, tables_initializer
-from graphcore import audio, bitwise, config, linalg, math, profiler
+from graphcore import audio, bitwise, config, linalg, math, mixed_precision, profiler, types
 from graphcore import image
 from graphcore import distributions
 from graphcore import quantization

@@ -268,3 +268,16 @@ def test_check_pinned_matches_tensorflow():
         pytest.skip("a GPU is visible: a host constant is not pinned (InvalidArgument)")
     assert _check_pinned_case(tf) == _check_pinned_case(tf1) == (
         "pin:0", [2], "FailedPreconditionError")
+
+
+def test_mixed_precision_and_types_namespaces_match_tensorflow():
+    mp, ref = tf.mixed_precision, tf1.mixed_precision
+    public = {n for n in dir(ref) if not n.startswith("_")}
+    assert public <= set(dir(mp))
+    assert {n for n in dir(ref.experimental) if not n.startswith("_")} <= set(
+        dir(mp.experimental))
+    assert mp.FixedLossScale is tf.train.experimental.FixedLossScale
+    scale = mp.experimental.FixedLossScale(128.0)
+    with tf.Graph().as_default(), tf.Session() as sess:
+        assert sess.run(scale()) == 128.0
+    assert tf.Tensor in tf.types.experimental.TensorLike.__args__
