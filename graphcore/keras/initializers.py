@@ -24,7 +24,7 @@ __all__ = ["Constant", "GlorotNormal", "GlorotUniform", "HeNormal", "HeUniform",
            "Initializer", "LecunNormal", "LecunUniform", "Ones",
            "Orthogonal", "RandomNormal", "RandomUniform", "TruncatedNormal", "VarianceScaling",
            "Zeros", "get", "glorot_normal", "glorot_uniform", "he_normal", "he_uniform",
-           "lecun_normal", "lecun_uniform", "serialize", "deserialize", "constant", "identity", "ones",
+           "lecun_normal", "lecun_uniform", "normal", "serialize", "deserialize", "uniform", "constant", "identity", "ones",
            "orthogonal", "random_normal", "random_uniform", "truncated_normal", "zeros"]
 
 
@@ -74,8 +74,8 @@ ones = Ones
 constant = Constant
 identity = Identity
 orthogonal = Orthogonal
-random_uniform = RandomUniform
-random_normal = RandomNormal
+random_uniform = uniform = RandomUniform
+random_normal = normal = RandomNormal
 truncated_normal = TruncatedNormal
 glorot_uniform = GlorotUniform
 glorot_normal = GlorotNormal
