@@ -24,7 +24,7 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n#graphcore/protobuf/tfprof_log.proto\x12\x10graphcore.tfprof\"\xa3\x01\n\x07\x43odeDef\x12/\n\x06traces\x18\x01 \x03(\x0b\x32\x1f.graphcore.tfprof.CodeDef.Trace\x1ag\n\x05Trace\x12\x0f\n\x07\x66ile_id\x18\x06 \x01(\x03\x12\x0e\n\x06lineno\x18\x02 \x01(\x05\x12\x13\n\x0b\x66unction_id\x18\x07 \x01(\x03\x12\x0f\n\x07line_id\x18\x08 \x01(\x03\x12\x17\n\x0f\x66unc_start_line\x18\x05 \x01(\x05\"i\n\nOpLogEntry\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x11\n\tfloat_ops\x18\x02 \x01(\x03\x12\r\n\x05types\x18\x03 \x03(\t\x12+\n\x08\x63ode_def\x18\x04 \x01(\x0b\x32\x19.graphcore.tfprof.CodeDef\"\xb6\x01\n\nOpLogProto\x12\x31\n\x0blog_entries\x18\x01 \x03(\x0b\x32\x1c.graphcore.tfprof.OpLogEntry\x12\x42\n\x0cid_to_string\x18\x02 \x03(\x0b\x32,.graphcore.tfprof.OpLogProto.IdToStringEntry\x1a\x31\n\x0fIdToStringEntry\x12\x0b\n\x03key\x18\x01 \x01(\x03\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n#graphcore/protobuf/tfprof_log.proto\x12\x10graphcore.tfprof\"\xcc\x01\n\x07\x43odeDef\x12/\n\x06traces\x18\x01 \x03(\x0b\x32\x1f.graphcore.tfprof.CodeDef.Trace\x1a\x8f\x01\n\x05Trace\x12\x0f\n\x07\x66ile_id\x18\x06 \x01(\x03\x12\x0e\n\x06lineno\x18\x02 \x01(\x05\x12\x13\n\x0b\x66unction_id\x18\x07 \x01(\x03\x12\x0f\n\x07line_id\x18\x08 \x01(\x03\x12\x17\n\x0f\x66unc_start_line\x18\x05 \x01(\x05J\x04\x08\x01\x10\x02J\x04\x08\x03\x10\x04J\x04\x08\x04\x10\x05R\x04\x66ileR\x08\x66unctionR\x04line\"i\n\nOpLogEntry\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x11\n\tfloat_ops\x18\x02 \x01(\x03\x12\r\n\x05types\x18\x03 \x03(\t\x12+\n\x08\x63ode_def\x18\x04 \x01(\x0b\x32\x19.graphcore.tfprof.CodeDef\"\xb6\x01\n\nOpLogProto\x12\x31\n\x0blog_entries\x18\x01 \x03(\x0b\x32\x1c.graphcore.tfprof.OpLogEntry\x12\x42\n\x0cid_to_string\x18\x02 \x03(\x0b\x32,.graphcore.tfprof.OpLogProto.IdToStringEntry\x1a\x31\n\x0fIdToStringEntry\x12\x0b\n\x03key\x18\x01 \x01(\x03\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -34,13 +34,13 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_OPLOGPROTO_IDTOSTRINGENTRY']._loaded_options = None
   _globals['_OPLOGPROTO_IDTOSTRINGENTRY']._serialized_options = b'8\001'
   _globals['_CODEDEF']._serialized_start=58
-  _globals['_CODEDEF']._serialized_end=221
-  _globals['_CODEDEF_TRACE']._serialized_start=118
-  _globals['_CODEDEF_TRACE']._serialized_end=221
-  _globals['_OPLOGENTRY']._serialized_start=223
-  _globals['_OPLOGENTRY']._serialized_end=328
-  _globals['_OPLOGPROTO']._serialized_start=331
-  _globals['_OPLOGPROTO']._serialized_end=513
-  _globals['_OPLOGPROTO_IDTOSTRINGENTRY']._serialized_start=464
-  _globals['_OPLOGPROTO_IDTOSTRINGENTRY']._serialized_end=513
+  _globals['_CODEDEF']._serialized_end=262
+  _globals['_CODEDEF_TRACE']._serialized_start=119
+  _globals['_CODEDEF_TRACE']._serialized_end=262
+  _globals['_OPLOGENTRY']._serialized_start=264
+  _globals['_OPLOGENTRY']._serialized_end=369
+  _globals['_OPLOGPROTO']._serialized_start=372
+  _globals['_OPLOGPROTO']._serialized_end=554
+  _globals['_OPLOGPROTO_IDTOSTRINGENTRY']._serialized_start=505
+  _globals['_OPLOGPROTO_IDTOSTRINGENTRY']._serialized_end=554
 # @@protoc_insertion_point(module_scope)

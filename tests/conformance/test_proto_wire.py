@@ -19,10 +19,11 @@ import graphcore.protobuf as gc_protobuf  # noqa: E402
 # config.proto is deliberately a subset of TensorFlow's; every other file is complete.
 # Files holding a subset of TF's fields (each present field checked all the same):
 # config.proto, and meta_graph.proto without the SavedModel-only object_graph_def and
-# composite tensor infos.
-SUBSET_FILES = {"config", "meta_graph"}
+# composite tensor infos, and tfprof_log.proto without the profile-file messages (ProfileProto
+# and its parts).
+SUBSET_FILES = {"config", "meta_graph", "tfprof_log"}
 TF_PACKAGES = ("tensorflow.core.framework", "tensorflow.core.protobuf", "tensorflow.core.util",
-               "tensorflow.core.example",
+               "tensorflow.core.example", "tensorflow.core.profiler",
                "tensorflow.python.training")
 
 OUR_MODULES = {
