@@ -1,10 +1,13 @@
 """CPU kernels of the random ops.
 
-Each node draws from one numpy Generator seeded from its ``(seed, seed2)`` attrs
-(``(0, 0)``: fresh OS entropy).  Like TF's stateful kernels, the generator belongs to
-the session's resources (one per node name), so every run in a session advances the
-same stream, and a new session with the same seeds replays it.  The numbers are not
-TF's Philox stream; the distributions are the same.
+Each node owns a stream seeded from its ``(seed, seed2)`` attrs (``(0, 0)``: fresh OS
+entropy).  Like TF's stateful kernels, the stream belongs to the session's resources (one
+per node name), so every run in a session advances it, and a new session with the same
+seeds replays it.  RandomUniform, RandomStandardNormal, TruncatedNormal and
+RandomUniformInt draw TF's Philox stream (:mod:`graphcore.kernels.philox`, as TF's
+``GuardedPhiloxRandom``: each run reserves 256 samples per output value), so they give
+TF's CPU numbers.  RandomShuffle and the other kernels that use ``stream.rng`` (a numpy
+Generator with the same seeds) draw numpy's numbers, not TF's.
 """
 
 from __future__ import annotations
@@ -14,22 +17,36 @@ import threading
 import numpy as np
 
 from graphcore.framework import errors
+from graphcore.kernels import philox
 from graphcore.kernels.registry import KernelContext, register_kernel
 
 _lock = threading.Lock()
 
 
 class _Stream:
-    """A Generator and the lock that serialises draws from it."""
+    """TF's Philox state, a numpy Generator (for the kernels that do not draw TF's
+    stream) and the lock that serialises draws from them."""
 
-    __slots__ = ("rng", "lock")
+    __slots__ = ("_rng", "_seeds", "philox", "lock")
 
     def __init__(self, seed: int, seed2: int):
-        if seed == 0 and seed2 == 0:
-            self.rng = np.random.default_rng()
-        else:
-            self.rng = np.random.default_rng([seed, seed2])
+        self._seeds = (seed, seed2)
+        self._rng = None
+        self.philox = philox.Philox.guarded(seed, seed2)
         self.lock = threading.Lock()
+
+    @property
+    def rng(self) -> np.random.Generator:
+        if self._rng is None:
+            seed, seed2 = self._seeds
+            self._rng = (np.random.default_rng() if seed == 0 and seed2 == 0
+                         else np.random.default_rng([seed, seed2]))
+        return self._rng
+
+    def reserve(self, count: int) -> philox.Philox:
+        """TF's ``ReserveRandomOutputs(count, 256)``: the state for this run."""
+        with self.lock:
+            return self.philox.reserve(count * philox.RESERVED_SAMPLES_PER_OUTPUT)
 
 
 def stream_of(ctx: KernelContext) -> _Stream:
@@ -63,54 +80,25 @@ def shape_of(shape: object) -> tuple[int, ...]:
     return dims
 
 
-# Mantissa bits of the half-precision types: their uniform values are k / 2**bits, like
-# TF's, so rounding to the narrow type can never reach 1.0.
-_MANTISSA_BITS = {"float16": 10, "bfloat16": 7}
-
-
 def _float_kernel(draw):
     def factory(ctx: KernelContext):
         stream = stream_of(ctx)
-        dtype = ctx.attr("dtype")
-        out_dtype = dtype.as_numpy_dtype
-        gen_dtype = np.float64 if dtype.name == "float64" else np.float32
-        bits = _MANTISSA_BITS.get(dtype.name) if draw is _uniform else None
+        dtype = ctx.attr("dtype").as_numpy_dtype
 
         def compute(shape):
             dims = shape_of(shape)
-            with stream.lock:
-                if bits is not None:
-                    values = stream.rng.integers(0, 2**bits, size=dims) / 2.0**bits
-                else:
-                    values = draw(stream.rng, dims, gen_dtype)
-            return (np.asarray(values).astype(out_dtype, copy=False),)
+            size = int(np.prod(dims, dtype=np.int64)) if dims else 1
+            gen = stream.reserve(size)
+            return (draw(gen, size, dtype).reshape(dims),)
 
         return compute
 
     return factory
 
 
-def _uniform(rng: np.random.Generator, dims: tuple, dtype: type) -> np.ndarray:
-    values = rng.random(dims, dtype=dtype)
-    return values
-
-
-def _normal(rng: np.random.Generator, dims: tuple, dtype: type) -> np.ndarray:
-    return rng.standard_normal(dims, dtype=dtype)
-
-
-def _truncated(rng: np.random.Generator, dims: tuple, dtype: type) -> np.ndarray:
-    values = rng.standard_normal(dims, dtype=dtype)
-    bad = np.abs(values) > 2.0
-    while bad.any():
-        values[bad] = rng.standard_normal(int(bad.sum()), dtype=dtype)
-        bad = np.abs(values) > 2.0
-    return values
-
-
-register_kernel("RandomUniform")(_float_kernel(_uniform))
-register_kernel("RandomStandardNormal")(_float_kernel(_normal))
-register_kernel("TruncatedNormal")(_float_kernel(_truncated))
+register_kernel("RandomUniform")(_float_kernel(philox.uniform))
+register_kernel("RandomStandardNormal")(_float_kernel(philox.normal))
+register_kernel("TruncatedNormal")(_float_kernel(philox.truncated_normal))
 
 
 @register_kernel("RandomUniformInt")
@@ -129,11 +117,10 @@ def _uniform_int(ctx: KernelContext):
         size = int(np.prod(dims)) if dims else 1
         if size and lo >= hi:
             raise errors.InvalidArgumentError(None, None, f"Need minval < maxval: {lo} >= {hi}")
+        gen = stream.reserve(size)
         if not size:
             return (np.zeros(dims, dtype=out_dtype),)
-        with stream.lock:
-            values = stream.rng.integers(lo, hi, size=dims, dtype=out_dtype)
-        return (np.asarray(values, dtype=out_dtype),)
+        return (philox.uniform_int(gen, size, out_dtype, lo, hi).reshape(dims),)
 
     return compute
 

@@ -1,0 +1,225 @@
+"""TF's Philox4x32-10 counter-based generator and its distributions, vectorized in numpy.
+
+The same numbers as TF's CPU kernels (core/lib/random/philox_random.h,
+random_distributions.h, core/kernels/random_op_cpu.h): a generator is a 64-bit key and a
+128-bit counter; one call gives 4 uint32 for the counter and then increments it.  A
+fixed-size distribution fills output group ``g`` (``kResultElementCount`` values) from the
+generator skipped by ``g``; a variable-sample one (truncated normal) from the generator
+skipped by ``g * kGeneratorSkipPerOutputGroup``, drawing one uint32 at a time.
+
+Products 32x32->64 are done in uint64, so every array op stays vectorized over groups.
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+_M32 = 0xFFFFFFFF
+_M128 = (1 << 128) - 1
+_MA = np.uint64(0xD2511F53)
+_MB = np.uint64(0xCD9E8D57)
+_WA = 0x9E3779B9
+_WB = 0xBB67AE85
+_SH = np.uint64(32)
+_LO = np.uint64(_M32)
+# Samples a variable-sample distribution reserves per output value (random_op_cpu.h).
+RESERVED_SAMPLES_PER_OUTPUT = 256
+
+
+class Philox:
+    """A Philox key and 128-bit counter (``counter`` is a Python int, lane 0 lowest)."""
+
+    __slots__ = ("key", "counter")
+
+    def __init__(self, key: tuple[int, int], counter: int):
+        self.key = (key[0] & _M32, key[1] & _M32)
+        self.counter = counter & _M128
+
+    @classmethod
+    def from_seeds(cls, seed_lo: int, seed_hi: int) -> Philox:
+        """TF's ``PhiloxRandom(seed_lo, seed_hi)``: key = seed_lo, counter lanes 2-3 = seed_hi."""
+        seed_lo &= (1 << 64) - 1
+        seed_hi &= (1 << 64) - 1
+        return cls((seed_lo, seed_lo >> 32), seed_hi << 64)
+
+    @classmethod
+    def guarded(cls, seed: int, seed2: int) -> Philox:
+        """TF's ``GuardedPhiloxRandom::Init(seed, seed2)``: (0, 0) seeds at random."""
+        if seed == 0 and seed2 == 0:
+            seed = int.from_bytes(os.urandom(8), "little")
+            seed2 = int.from_bytes(os.urandom(8), "little")
+        return cls.from_seeds(seed, seed2)
+
+    @classmethod
+    def from_lanes(cls, key, counter) -> Philox:
+        c = [int(x) & _M32 for x in counter]
+        return cls((int(key[0]), int(key[1])),
+                   c[0] | (c[1] << 32) | (c[2] << 64) | (c[3] << 96))
+
+    def lanes(self) -> list[int]:
+        return [(self.counter >> (32 * i)) & _M32 for i in range(4)]
+
+    def skip(self, count: int) -> None:
+        self.counter = (self.counter + count) & _M128
+
+    def reserve(self, samples: int) -> Philox:
+        """``ReserveSamples128``: a copy of the current state; this one skips ``samples``."""
+        local = Philox(self.key, self.counter)
+        self.skip(samples)
+        return local
+
+    def blocks(self, offsets: np.ndarray) -> np.ndarray:
+        """The outputs (uint32, shape ``offsets.shape + (4,)``) at counter + each offset."""
+        offsets = np.asarray(offsets, dtype=np.uint64)
+        lanes = self.lanes()
+        c0 = np.uint64(lanes[0]) + (offsets & _LO)
+        c1 = np.uint64(lanes[1]) + (offsets >> _SH) + (c0 >> _SH)
+        c2 = np.uint64(lanes[2]) + (c1 >> _SH)
+        c3 = (np.uint64(lanes[3]) + (c2 >> _SH)) & _LO
+        c0 &= _LO
+        c1 &= _LO
+        c2 &= _LO
+        k0, k1 = self.key
+        for round_ in range(10):
+            p0 = _MA * c0
+            p1 = _MB * c2
+            key0, key1 = np.uint64(k0), np.uint64(k1)
+            c0, c1, c2, c3 = ((p1 >> _SH) ^ c1 ^ key0, p1 & _LO,
+                              (p0 >> _SH) ^ c3 ^ key1, p0 & _LO)
+            if round_ < 9:
+                k0, k1 = (k0 + _WA) & _M32, (k1 + _WB) & _M32
+        out = np.stack([c0, c1, c2, c3], axis=-1)
+        return out.astype(np.uint32)
+
+
+# ---- uint32 -> value conversions (random_distributions.h) ---------------------------
+
+def uint32_to_float(x: np.ndarray) -> np.ndarray:
+    bits = (x.astype(np.uint32) & np.uint32(0x7FFFFF)) | np.uint32(0x3F800000)
+    return bits.view(np.float32) - np.float32(1.0)
+
+
+def uint64_to_double(x0: np.ndarray, x1: np.ndarray) -> np.ndarray:
+    man = ((x0.astype(np.uint64) & np.uint64(0xFFFFF)) << _SH) | x1.astype(np.uint64)
+    return (man | np.uint64(1023 << 52)).view(np.float64) - 1.0
+
+
+def _uint16_to_narrow(x: np.ndarray, dtype) -> np.ndarray:
+    if np.dtype(dtype) == np.float16:
+        bits = (x.astype(np.uint16) & np.uint16(0x3FF)) | np.uint16(15 << 10)
+        return bits.view(np.float16) - np.float16(1.0)
+    # bfloat16: 7 mantissa bits, value exactly representable in float32.
+    bits = ((x.astype(np.uint32) & np.uint32(0x7F)) << np.uint32(16)) | np.uint32(0x3F800000)
+    return (bits.view(np.float32) - np.float32(1.0)).astype(dtype)
+
+
+def box_muller_float(x0: np.ndarray, x1: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``BoxMullerFloat``: float math, each libm call computed in double and rounded (the
+    correctly rounded float result, which glibc's logf/sinf/cosf give)."""
+    u1 = np.maximum(uint32_to_float(x0), np.float32(1e-7))
+    v1 = (2.0 * np.pi * uint32_to_float(x1).astype(np.float64)).astype(np.float32)
+    log_u1 = np.log(u1.astype(np.float64)).astype(np.float32)
+    u2 = np.sqrt((np.float32(-2.0) * log_u1).astype(np.float64)).astype(np.float32)
+    v = v1.astype(np.float64)
+    return (np.sin(v).astype(np.float32) * u2, np.cos(v).astype(np.float32) * u2)
+
+
+def box_muller_double(x0, x1, x2, x3) -> tuple[np.ndarray, np.ndarray]:
+    u1 = np.maximum(uint64_to_double(x0, x1), 1e-7)
+    v1 = 2.0 * np.pi * uint64_to_double(x2, x3)
+    u2 = np.sqrt(-2.0 * np.log(u1))
+    return np.sin(v1) * u2, np.cos(v1) * u2
+
+
+# ---- the distributions: each maps blocks (n, 4) to values (n, kResultElementCount) ----
+
+def _normal_float(b: np.ndarray) -> np.ndarray:
+    f0, f1 = box_muller_float(b[:, 0], b[:, 1])
+    f2, f3 = box_muller_float(b[:, 2], b[:, 3])
+    return np.stack([f0, f1, f2, f3], axis=-1)
+
+
+def _normal_double(b: np.ndarray) -> np.ndarray:
+    d0, d1 = box_muller_double(b[:, 0], b[:, 1], b[:, 2], b[:, 3])
+    return np.stack([d0, d1], axis=-1)
+
+
+def _fill_fixed(gen: Philox, size: int, per_group: int, dist) -> np.ndarray:
+    groups = -(-size // per_group)
+    values = dist(gen.blocks(np.arange(groups, dtype=np.uint64)))
+    return values.reshape(-1)[:size]
+
+
+def uniform(gen: Philox, size: int, dtype) -> np.ndarray:
+    """``UniformDistribution`` for floating types, values in [0, 1)."""
+    dtype = np.dtype(dtype)
+    if dtype == np.float64:
+        return _fill_fixed(gen, size, 2, lambda b: uint64_to_double(
+            b[:, 0::2], b[:, 1::2]))
+    if dtype == np.float32:
+        return _fill_fixed(gen, size, 4, uint32_to_float)
+    return _fill_fixed(gen, size, 4, lambda b: _uint16_to_narrow(b, dtype))
+
+
+def normal(gen: Philox, size: int, dtype) -> np.ndarray:
+    """``NormalDistribution`` (Box-Muller; float16/bfloat16 go through float)."""
+    dtype = np.dtype(dtype)
+    if dtype == np.float64:
+        return _fill_fixed(gen, size, 2, _normal_double)
+    return _fill_fixed(gen, size, 4, _normal_float).astype(dtype)
+
+
+def truncated_normal(gen: Philox, size: int, dtype) -> np.ndarray:
+    """``TruncatedNormalDistribution``: normals with ``|x| < 2`` in draw order, group ``g``
+    drawn from the generator skipped by ``g * kGeneratorSkipPerOutputGroup``."""
+    dtype = np.dtype(dtype)
+    double = dtype == np.float64
+    per_group = 2 if double else 4
+    skip = per_group * RESERVED_SAMPLES_PER_OUTPUT // 4
+    groups = -(-size // per_group)
+    dist = _normal_double if double else _normal_float
+    out = np.empty((groups, per_group), dtype=np.float64 if double else np.float32)
+    todo = np.arange(groups, dtype=np.uint64)
+    # Candidates so far per pending group, and how many blocks each has drawn.
+    cands = np.empty((groups, 0), dtype=out.dtype)
+    drawn = 0
+    while todo.size:
+        step = 2 if drawn == 0 else 1
+        new = [dist(gen.blocks(todo * np.uint64(skip) + np.uint64(drawn + j)))
+               for j in range(step)]
+        cands = np.concatenate([cands, *new], axis=1)
+        drawn += step
+        ok = np.abs(cands) < 2.0
+        done = ok.sum(axis=1) >= per_group
+        if done.any():
+            rows = np.nonzero(done)[0]
+            sel = cands[rows][ok[rows]]  # row-major: each row's accepted values in order
+            counts = ok[rows].sum(axis=1)
+            starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
+            idx = starts[:, None] + np.arange(per_group)[None, :]
+            out[todo[rows].astype(np.int64)] = sel[idx]
+        todo, cands = todo[~done], cands[~done]
+    return out.reshape(-1)[:size].astype(dtype)
+
+
+def uniform_int(gen: Philox, size: int, dtype, lo: int, hi: int) -> np.ndarray:
+    """``UniformDistribution`` for int32/int64: ``lo + bits % (hi - lo)``."""
+    dtype = np.dtype(dtype)
+    span = hi - lo
+    if dtype.itemsize == 8:
+        def dist(b):
+            bits = b[:, 0::2].astype(np.uint64) | (b[:, 1::2].astype(np.uint64) << _SH)
+            return bits % np.uint64(span)
+        per_group = 2
+    else:
+        def dist(b):
+            return b.astype(np.uint64) % np.uint64(span)
+        per_group = 4
+    offs = _fill_fixed(gen, size, per_group, dist)
+    # lo + offset, wrapped as TF's SignedAdd in the unsigned type.
+    bits = 64 if dtype.itemsize == 8 else 32
+    mask = (1 << bits) - 1
+    vals = (offs + np.uint64(lo & mask)) & np.uint64(mask)
+    return vals.astype(np.dtype(f"uint{bits}")).view(dtype)

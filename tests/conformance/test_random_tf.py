@@ -1,0 +1,127 @@
+"""The stateful random ops draw TF's Philox stream: the same values as TF's CPU kernels for
+each seed setting, and successive runs in one session advance the stream as TF's."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+tf = pytest.importorskip("tensorflow")
+tf1 = tf.compat.v1
+
+import graphcore as gc  # noqa: E402
+
+# TF1's Keras (tf_keras' v1 API), as tf.keras is in a TF1 script.
+tf_keras = pytest.importorskip("tf_keras.api._v1.keras")
+
+
+def _uniform(m, seed, shape, dtype):
+    return m.random_uniform(shape, seed=seed, dtype=getattr(m, dtype))
+
+
+def _uniform_range(m, seed, shape, dtype):
+    return m.random_uniform(shape, -2.0, 5.0, seed=seed, dtype=getattr(m, dtype))
+
+
+def _normal(m, seed, shape, dtype):
+    return m.random_normal(shape, seed=seed, dtype=getattr(m, dtype))
+
+
+def _truncated(m, seed, shape, dtype):
+    return m.truncated_normal(shape, seed=seed, dtype=getattr(m, dtype))
+
+
+def _uniform_int(m, seed, shape, dtype):
+    hi = 10**12 if dtype == "int64" else 1000
+    return m.random_uniform(shape, -7, hi, seed=seed, dtype=getattr(m, dtype))
+
+
+CASES = [
+    (_uniform, "float32", [7, 3]),
+    (_uniform, "float64", [5]),
+    (_uniform, "float16", [9]),
+    (_uniform_range, "float32", [6]),
+    (_normal, "float32", [2, 9]),
+    (_normal, "float64", [7]),
+    (_truncated, "float32", [3, 337]),
+    (_truncated, "float64", [301]),
+    (_uniform_int, "int32", [11]),
+    (_uniform_int, "int64", [5]),
+]
+# (graph-level seed, op seed): graph seed only, op seed only, both.
+SEEDS = [(7, None), (None, 3), (0, 3)]
+
+
+def _runs(m, build, graph_seed, runs=2):
+    graph = m.Graph()
+    with graph.as_default():
+        if graph_seed is not None:
+            m.set_random_seed(graph_seed)
+        out = build(m)
+    with m.Session(graph=graph) as sess:
+        return [sess.run(out) for _ in range(runs)]
+
+
+def _check(mine, ref):
+    assert mine.dtype == ref.dtype and mine.shape == ref.shape
+    if ref.dtype.kind in "iu" or ref.dtype == np.float16:
+        np.testing.assert_array_equal(mine, ref)
+    else:
+        # TF's float Box-Muller uses libm float math: equal to within an ulp or two.
+        np.testing.assert_allclose(mine, ref, rtol=3e-7 if ref.dtype == np.float32
+                                   else 1e-14, atol=1e-7 if ref.dtype == np.float32 else 0)
+
+
+@pytest.mark.parametrize("seeds", SEEDS, ids=str)
+@pytest.mark.parametrize("fn,dtype,shape", CASES,
+                         ids=[f"{c[0].__name__}-{c[1]}" for c in CASES])
+def test_random_ops_match_tf(fn, dtype, shape, seeds):
+    graph_seed, op_seed = seeds
+
+    def build(m):
+        return fn(m, op_seed, shape, dtype)
+
+    mine = _runs(gc, build, graph_seed)
+    ref = _runs(tf1, build, graph_seed)
+    for a, b in zip(mine, ref):
+        _check(a, b)
+    assert not np.array_equal(mine[0], mine[1])  # the stream advanced
+
+
+def test_uniform_float_exact_and_large():
+    # Uniform float32 is bit-exact; a large draw covers many groups.
+    def build(m):
+        return m.random_uniform([100003], seed=11)
+
+    np.testing.assert_array_equal(_runs(gc, build, 1, 1)[0], _runs(tf1, build, 1, 1)[0])
+
+
+def _keras(m):
+    return m.keras if m is gc else tf_keras
+
+
+INITIALIZERS = [
+    ("glorot_uniform", lambda m: m.glorot_uniform_initializer(seed=4), [7, 5]),
+    ("truncated_normal", lambda m: m.truncated_normal_initializer(stddev=0.3, seed=5),
+     [4, 9]),
+    ("keras_random_uniform",
+     lambda m: _keras(m).initializers.RandomUniform(-0.5, 0.5, seed=6), [3, 11]),
+    ("keras_glorot_normal", lambda m: _keras(m).initializers.glorot_normal(seed=8), [6, 6]),
+]
+
+
+@pytest.mark.parametrize("name,make,shape", INITIALIZERS, ids=[i[0] for i in INITIALIZERS])
+def test_seeded_initializers_match_tf(name, make, shape):
+    def build(m):
+        var = m.get_variable("w", shape=shape, initializer=make(m))
+        return var, m.global_variables_initializer()
+
+    def value(m):
+        graph = m.Graph()
+        with graph.as_default():
+            var, init = build(m)
+        with m.Session(graph=graph) as sess:
+            sess.run(init)
+            return sess.run(var)
+
+    _check(value(gc), value(tf1))
