@@ -223,3 +223,29 @@ def uniform_int(gen: Philox, size: int, dtype, lo: int, hi: int) -> np.ndarray:
     mask = (1 << bits) - 1
     vals = (offs + np.uint64(lo & mask)) & np.uint64(mask)
     return vals.astype(np.dtype(f"uint{bits}")).view(dtype)
+
+
+def full_int(gen: Philox, size: int, dtype) -> np.ndarray:
+    """``UniformFullIntDistribution``: raw bits (64-bit values from two uint32, low first)."""
+    dtype = np.dtype(dtype)
+    if dtype.itemsize == 8:
+        def dist(b):
+            return b[:, 0::2].astype(np.uint64) | (b[:, 1::2].astype(np.uint64) << _SH)
+        return _fill_fixed(gen, size, 2, dist).view(dtype)
+    return _fill_fixed(gen, size, 4, lambda b: b).view(dtype)
+
+
+def stateless_generator(seed) -> Philox:
+    """TF's ``GenerateKey``: the Philox of a 2-element seed tensor, its two seeds scrambled
+    by one Philox call with a fixed key (stateless_random_ops.cc)."""
+    s0, s1 = (int(s) & ((1 << 64) - 1) for s in np.asarray(seed).reshape(-1))
+    mix = Philox((0x3EC8F720, 0x02461E29), s0 | (s1 << 64)).blocks(np.zeros(1, np.uint64))[0]
+    return Philox((int(mix[0]), int(mix[1])), (int(mix[2]) << 64) | (int(mix[3]) << 96))
+
+
+def from_key_counter(key, counter) -> Philox:
+    """The Philox of a ``[key]`` / ``[counter_lo, counter_hi]`` uint64 pair (TF's
+    GetKeyFromMem / GetCounterFromMem)."""
+    k = int(np.asarray(key).reshape(-1)[0]) & ((1 << 64) - 1)
+    c = [int(x) & ((1 << 64) - 1) for x in np.asarray(counter).reshape(-1)[:2]]
+    return Philox((k, k >> 32), c[0] | (c[1] << 64))

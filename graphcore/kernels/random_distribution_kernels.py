@@ -1,6 +1,9 @@
 """CPU kernels of :mod:`graphcore.ops.random_distribution_ops`: the stateful ones draw
 from the node's stream (as the other random kernels), the stateless ones from a generator
-seeded by their ``seed`` input alone."""
+seeded by their ``seed`` input alone.  StatelessRandomUniform/Normal/TruncatedNormal/
+UniformInt draw TF's Philox stream (:func:`graphcore.kernels.philox.stateless_generator`,
+TF's values); Multinomial, RandomGamma, RandomPoissonV2 and StatelessMultinomial draw
+numpy's numbers (the same distributions, not TF's values)."""
 
 from __future__ import annotations
 
@@ -8,6 +11,7 @@ import numpy as np
 from scipy import special
 
 from graphcore.framework import errors
+from graphcore.kernels import philox
 from graphcore.kernels.elementwise_kernels import igamma_grad_a
 from graphcore.kernels.random_kernels import shape_of, stream_of
 from graphcore.kernels.registry import KernelContext, register_kernel
@@ -84,27 +88,25 @@ def _stateless_rng(seed) -> np.random.Generator:
     return np.random.default_rng([int(s) & 0xFFFFFFFFFFFFFFFF for s in seed])
 
 
-def _truncated(rng: np.random.Generator, dims: tuple) -> np.ndarray:
-    values = rng.standard_normal(dims)
-    bad = np.abs(values) > 2
-    while bad.any():
-        values[bad] = rng.standard_normal(int(bad.sum()))
-        bad = np.abs(values) > 2
-    return values
-
-
+# TF's Philox draws (gen, size, dtype) of the stateless ops, V1 and V2.
 _STATELESS = {
-    "StatelessRandomUniform": lambda rng, dims: rng.random(dims),
-    "StatelessRandomNormal": lambda rng, dims: rng.standard_normal(dims),
-    "StatelessTruncatedNormal": _truncated,
+    "StatelessRandomUniform": philox.uniform,
+    "StatelessRandomNormal": philox.normal,
+    "StatelessTruncatedNormal": philox.truncated_normal,
 }
 
 
 def _stateless_kernel(draw):
     def factory(ctx: KernelContext):
         out = ctx.attr("dtype").as_numpy_dtype
-        return lambda shape, seed: (np.asarray(draw(_stateless_rng(seed), shape_of(shape)))
-                                    .astype(out),)
+
+        def compute(shape, seed):
+            dims = shape_of(shape)
+            gen = _stateless_philox(seed)
+            size = int(np.prod(dims, dtype=np.int64)) if dims else 1
+            return (draw(gen, size, out).reshape(dims),)
+
+        return compute
 
     return factory
 
@@ -113,15 +115,27 @@ for _op_type, _draw in _STATELESS.items():
     register_kernel(_op_type)(_stateless_kernel(_draw))
 
 
+def _stateless_philox(seed) -> philox.Philox:
+    seed = np.asarray(seed).reshape(-1)
+    if seed.size != 2:
+        raise _invalid(f"seed must have shape [2], not [{seed.size}]")
+    return philox.stateless_generator(seed)
+
+
 @register_kernel("StatelessRandomUniformInt")
 def _stateless_uniform_int(ctx: KernelContext):
     out = ctx.attr("dtype").as_numpy_dtype
 
     def compute(shape, seed, minval, maxval):
+        dims = shape_of(shape)
+        gen = _stateless_philox(seed)
         lo, hi = int(minval), int(maxval)
+        size = int(np.prod(dims, dtype=np.int64)) if dims else 1
+        if not size:
+            return (np.zeros(dims, dtype=out),)
         if lo >= hi:
             raise _invalid(f"Need minval < maxval: {lo} >= {hi}")
-        return (_stateless_rng(seed).integers(lo, hi, shape_of(shape)).astype(out),)
+        return (philox.uniform_int(gen, size, out, lo, hi).reshape(dims),)
 
     return compute
 

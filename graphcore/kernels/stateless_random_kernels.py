@@ -1,12 +1,16 @@
 """CPU kernels of :mod:`graphcore.ops.stateless_random_ops` and RngReadAndSkip: each draws
-from a numpy generator keyed by its seed (or key and counter) alone, so the same seed gives
-the same values; the numbers are numpy's, not TF's Philox stream."""
+from a generator keyed by its seed (or key and counter) alone, so the same seed gives the
+same values.  StatelessRandomGetKeyCounter and the Philox (alg 1, or 3: auto) draws of
+StatelessRandomUniformV2/NormalV2/TruncatedNormalV2/UniformIntV2/UniformFullIntV2 are
+TF's (:mod:`graphcore.kernels.philox`); the others (binomial, Poisson, gamma, shuffle,
+parameterized truncated normal, ThreeFry alg 2) draw numpy's numbers, not TF's."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from graphcore.framework import errors
+from graphcore.kernels import philox
 from graphcore.kernels.random_distribution_kernels import _STATELESS, _stateless_rng
 from graphcore.kernels.random_kernels import shape_of
 from graphcore.kernels.registry import KernelContext, register_kernel
@@ -41,9 +45,9 @@ def _get_key_counter(ctx: KernelContext):
         seed = np.asarray(seed).reshape(-1)
         if seed.size != 2:
             raise _invalid(f"seed must have shape [2], not [{seed.size}]")
-        words = [int(s) & _MASK for s in seed]
-        return (np.array(words[:1], dtype=np.uint64),
-                np.array([words[1], 0], dtype=np.uint64))
+        gen = philox.stateless_generator(seed)
+        return (np.array([gen.key[0] | (gen.key[1] << 32)], dtype=np.uint64),
+                np.array([gen.counter & _MASK, gen.counter >> 64], dtype=np.uint64))
 
     return compute
 
@@ -114,17 +118,57 @@ def _gamma(ctx: KernelContext):
 _FLOAT_DRAWS = {f"{op_type}V2": draw for op_type, draw in _STATELESS.items()}
 
 
-def _float_kernel(draw):
+def _philox_of(key, counter, alg) -> philox.Philox | None:
+    """TF's Philox for alg 1 (Philox) or 3 (auto: Philox on CPU); None for the others."""
+    if int(alg) not in (1, 3):
+        return None
+    key, counter = np.asarray(key).reshape(-1), np.asarray(counter).reshape(-1)
+    if key.size != 1:
+        raise _invalid(f"key must have shape [1], not [{key.size}]")
+    if counter.size < 2:
+        raise _invalid(f"counter must be a vector of at least 2 elements, not [{counter.size}]")
+    return philox.from_key_counter(key, counter)
+
+
+def _size(dims: tuple) -> int:
+    return int(np.prod(dims, dtype=np.int64)) if dims else 1
+
+
+_NUMPY_DRAWS = {
+    "StatelessRandomUniformV2": lambda rng, dims: rng.random(dims),
+    "StatelessRandomNormalV2": lambda rng, dims: rng.standard_normal(dims),
+    "StatelessTruncatedNormalV2": lambda rng, dims: _numpy_truncated(rng, dims),
+}
+
+
+def _numpy_truncated(rng: np.random.Generator, dims: tuple) -> np.ndarray:
+    values = rng.standard_normal(dims)
+    bad = np.abs(values) >= 2
+    while bad.any():
+        values[bad] = rng.standard_normal(int(bad.sum()))
+        bad = np.abs(values) >= 2
+    return values
+
+
+def _float_kernel(op_type, draw):
     def factory(ctx: KernelContext):
         out = ctx.attr("dtype").as_numpy_dtype
-        return lambda shape, key, counter, alg: (
-            np.asarray(draw(_key_counter_rng(key, counter, alg), shape_of(shape))).astype(out),)
+
+        def compute(shape, key, counter, alg):
+            dims = shape_of(shape)
+            gen = _philox_of(key, counter, alg)
+            if gen is None:
+                rng = _key_counter_rng(key, counter, alg)
+                return (np.asarray(_NUMPY_DRAWS[op_type](rng, dims)).astype(out),)
+            return (draw(gen, _size(dims), out).reshape(dims),)
+
+        return compute
 
     return factory
 
 
 for _op_type, _draw in _FLOAT_DRAWS.items():
-    register_kernel(_op_type)(_float_kernel(_draw))
+    register_kernel(_op_type)(_float_kernel(_op_type, _draw))
 
 
 @register_kernel("StatelessRandomUniformFullIntV2")
@@ -133,6 +177,10 @@ def _full_int(ctx: KernelContext):
     info = np.iinfo(out)
 
     def compute(shape, key, counter, alg):
+        gen = _philox_of(key, counter, alg)
+        if gen is not None:
+            dims = shape_of(shape)
+            return (philox.full_int(gen, _size(dims), out).reshape(dims),)
         rng = _key_counter_rng(key, counter, alg)
         return (rng.integers(info.min, info.max, shape_of(shape), dtype=out,
                              endpoint=True),)
@@ -149,6 +197,11 @@ def _uniform_int(ctx: KernelContext):
         dims = shape_of(shape)
         if lo >= hi and int(np.prod(dims)):
             raise _invalid(f"Need minval < maxval: {lo} >= {hi}")
+        gen = _philox_of(key, counter, alg)
+        if gen is not None:
+            if not _size(dims):
+                return (np.zeros(dims, dtype=out),)
+            return (philox.uniform_int(gen, _size(dims), out, lo, hi).reshape(dims),)
         return (_key_counter_rng(key, counter, alg).integers(lo, hi, dims, dtype=out),)
 
     return compute

@@ -1,8 +1,9 @@
 """The rest of TF's stateless random ops: binomial, gamma, poisson and parameterized
 truncated normal over a ``seed``; the key/counter ops (StatelessRandomGetKeyCounter,
 Stateless*V2) that ``tf.random.split``/``fold_in`` and ``tf.random.Generator`` build on; and
-the RNG algorithms. Kernels: :mod:`graphcore.kernels.stateless_random_kernels` (numpy
-streams keyed by the seed, not TF's Philox numbers; the same seed gives the same values)."""
+the RNG algorithms. Kernels: :mod:`graphcore.kernels.stateless_random_kernels` (the same
+seed gives the same values; GetKeyCounter and the Philox uniform/normal/truncated-normal/
+int V2 draws are TF's values, binomial/gamma/poisson/shuffle and ThreeFry numpy's)."""
 
 from __future__ import annotations
 

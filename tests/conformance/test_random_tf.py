@@ -125,3 +125,36 @@ def test_seeded_initializers_match_tf(name, make, shape):
             return sess.run(var)
 
     _check(value(gc), value(tf1))
+
+
+STATELESS = [
+    ("uniform", lambda m, s: m.random.stateless_uniform([7, 3], seed=s)),
+    ("uniform_f64", lambda m, s: m.random.stateless_uniform([5], seed=s, dtype=m.float64)),
+    ("normal", lambda m, s: m.random.stateless_normal([9], seed=s)),
+    ("normal_f64", lambda m, s: m.random.stateless_normal([3], seed=s, dtype=m.float64)),
+    ("truncated", lambda m, s: m.random.stateless_truncated_normal([2, 301], seed=s)),
+    ("int32", lambda m, s: m.random.stateless_uniform([11], seed=s, minval=-4, maxval=99,
+                                                      dtype=m.int32)),
+    ("int64_full", lambda m, s: m.random.stateless_uniform([5], seed=s, minval=None,
+                                                           maxval=None, dtype=m.int64)),
+    ("v1_uniform", lambda m, s: m.raw_ops.StatelessRandomUniform(shape=[6], seed=s)),
+    ("v1_truncated", lambda m, s: m.raw_ops.StatelessTruncatedNormal(shape=[9], seed=s)),
+    ("v1_int64", lambda m, s: m.raw_ops.StatelessRandomUniformInt(
+        shape=[5], seed=s, minval=m.constant(-9, m.int64), maxval=m.constant(2**40, m.int64))),
+    ("key_counter", lambda m, s: m.raw_ops.StatelessRandomGetKeyCounter(seed=s)),
+]
+
+
+@pytest.mark.parametrize("name,build", STATELESS, ids=[c[0] for c in STATELESS])
+def test_stateless_random_ops_match_tf(name, build):
+    def run(m):
+        graph = m.Graph()
+        with graph.as_default():
+            out = build(m, m.constant([7, -3], dtype=m.int64))
+        with m.Session(graph=graph) as sess:
+            return sess.run(out)
+
+    mine, ref = run(gc), run(tf1)
+    for a, b in zip(mine if name == "key_counter" else [mine],
+                    ref if name == "key_counter" else [ref]):
+        _check(np.asarray(a), np.asarray(b))
