@@ -73,6 +73,13 @@ class Philox:
     def blocks(self, offsets: np.ndarray) -> np.ndarray:
         """The outputs (uint32, shape ``offsets.shape + (4,)``) at counter + each offset."""
         offsets = np.asarray(offsets, dtype=np.uint64)
+        flat = offsets.reshape(-1)
+        out = np.empty((flat.size, 4), dtype=np.uint32)
+        for start in range(0, flat.size, _CHUNK):  # chunks that stay in cache
+            out[start:start + _CHUNK] = self._rounds(flat[start:start + _CHUNK])
+        return out.reshape(offsets.shape + (4,))
+
+    def _rounds(self, offsets: np.ndarray) -> np.ndarray:
         lanes = self.lanes()
         c0 = np.uint64(lanes[0]) + (offsets & _LO)
         c1 = np.uint64(lanes[1]) + (offsets >> _SH) + (c0 >> _SH)
@@ -82,16 +89,24 @@ class Philox:
         c1 &= _LO
         c2 &= _LO
         k0, k1 = self.key
-        for round_ in range(10):
-            p0 = _MA * c0
-            p1 = _MB * c2
-            key0, key1 = np.uint64(k0), np.uint64(k1)
-            c0, c1, c2, c3 = ((p1 >> _SH) ^ c1 ^ key0, p1 & _LO,
-                              (p0 >> _SH) ^ c3 ^ key1, p0 & _LO)
-            if round_ < 9:
-                k0, k1 = (k0 + _WA) & _M32, (k1 + _WB) & _M32
-        out = np.stack([c0, c1, c2, c3], axis=-1)
-        return out.astype(np.uint32)
+        for _ in range(10):
+            p0 = np.multiply(c0, _MA, out=c0)
+            p1 = np.multiply(c2, _MB, out=c2)
+            # new c0 = hi(p1) ^ c1 ^ k0, new c1 = lo(p1); new c2 = hi(p0) ^ c3 ^ k1, c3 = lo(p0)
+            c1 ^= np.uint64(k0)
+            c1 ^= p1 >> _SH
+            c3 ^= np.uint64(k1)
+            c3 ^= p0 >> _SH
+            p1 &= _LO
+            p0 &= _LO
+            c0, c1, c2, c3 = c1, p1, c3, p0
+            k0, k1 = (k0 + _WA) & _M32, (k1 + _WB) & _M32
+        out = np.empty((offsets.size, 4), dtype=np.uint32)
+        out[:, 0], out[:, 1], out[:, 2], out[:, 3] = c0, c1, c2, c3
+        return out
+
+
+_CHUNK = 1 << 15
 
 
 # ---- uint32 -> value conversions (random_distributions.h) ---------------------------

@@ -3,11 +3,11 @@
 Each node owns a stream seeded from its ``(seed, seed2)`` attrs (``(0, 0)``: fresh OS
 entropy).  Like TF's stateful kernels, the stream belongs to the session's resources (one
 per node name), so every run in a session advances it, and a new session with the same
-seeds replays it.  RandomUniform, RandomStandardNormal, TruncatedNormal and
-RandomUniformInt draw TF's Philox stream (:mod:`graphcore.kernels.philox`, as TF's
-``GuardedPhiloxRandom``: each run reserves 256 samples per output value), so they give
-TF's CPU numbers.  RandomShuffle and the other kernels that use ``stream.rng`` (a numpy
-Generator with the same seeds) draw numpy's numbers, not TF's.
+seeds replays it.  RandomUniform, RandomStandardNormal, TruncatedNormal, RandomUniformInt
+and RandomShuffle draw TF's Philox stream (:mod:`graphcore.kernels.philox`, advanced as
+TF's ``GuardedPhiloxRandom``: each run reserves 256 samples per output value), so they
+give TF's CPU numbers.  The other kernels that use ``stream.rng`` (a numpy Generator with
+the same seeds) draw numpy's numbers, not TF's.
 """
 
 from __future__ import annotations
@@ -127,14 +127,23 @@ def _uniform_int(ctx: KernelContext):
 
 @register_kernel("RandomShuffle")
 def _shuffle(ctx: KernelContext):
+    """TF's shuffle of the first dimension: ``ReserveSamples32(n - 1)``, one uint32 ``u``
+    per step of a forward Fisher-Yates (``i <-> i + u % (n - i)``)."""
     stream = stream_of(ctx)
 
     def compute(value):
         arr = np.asarray(value)
-        if arr.ndim == 0 or arr.shape[0] <= 1:
+        if arr.ndim == 0 or arr.size <= 1 or arr.shape[0] <= 1:
             return (arr,)
+        n = arr.shape[0]
         with stream.lock:
-            perm = stream.rng.permutation(arr.shape[0])
-        return (arr[perm],)
+            gen = stream.philox.reserve((n - 1 + 3) // 4)
+        bits = gen.blocks(np.arange((n - 1 + 3) // 4, dtype=np.uint64)).reshape(-1)[:n - 1]
+        bits = bits.astype(np.int64).tolist()
+        perm = list(range(n))
+        for i, u in enumerate(bits):
+            j = i + u % (n - i)
+            perm[i], perm[j] = perm[j], perm[i]
+        return (arr[np.asarray(perm)],)
 
     return compute

@@ -158,3 +158,20 @@ def test_stateless_random_ops_match_tf(name, build):
     for a, b in zip(mine if name == "key_counter" else [mine],
                     ref if name == "key_counter" else [ref]):
         _check(np.asarray(a), np.asarray(b))
+
+
+@pytest.mark.parametrize("shape", [(11,), (9, 2), (2, 3, 2)], ids=str)
+def test_random_shuffle_matches_tf(shape):
+    def build(m):
+        return m.random_shuffle(np.arange(np.prod(shape)).reshape(shape), seed=5)
+
+    for a, b in zip(_runs(gc, build, 2), _runs(tf1, build, 2)):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_dropout_matches_tf():
+    def build(m):
+        return m.nn.dropout(m.ones([5, 7]), rate=0.4, seed=9)
+
+    for a, b in zip(_runs(gc, build, 1), _runs(tf1, build, 1)):
+        np.testing.assert_allclose(a, b, rtol=1e-6)
