@@ -2,8 +2,9 @@
 from the node's stream (as the other random kernels), the stateless ones from a generator
 seeded by their ``seed`` input alone.  StatelessRandomUniform/Normal/TruncatedNormal/
 UniformInt draw TF's Philox stream (:func:`graphcore.kernels.philox.stateless_generator`,
-TF's values); Multinomial, RandomGamma, RandomPoissonV2 and StatelessMultinomial draw
-numpy's numbers (the same distributions, not TF's values)."""
+TF's values); Multinomial and StatelessMultinomial too (TF's values when TF runs the batch
+as one shard, see :func:`_draw_multinomial`); RandomGamma and RandomPoissonV2 draw numpy's
+numbers (the same distributions, not TF's values)."""
 
 from __future__ import annotations
 
@@ -21,8 +22,8 @@ def _invalid(message: str) -> errors.InvalidArgumentError:
     return errors.InvalidArgumentError(None, None, message)
 
 
-def _draw_multinomial(rng: np.random.Generator, logits, num_samples, out_dtype):
-    logits = np.asarray(logits, dtype=np.float64)
+def _check_multinomial(logits, num_samples) -> tuple[np.ndarray, int]:
+    logits = np.asarray(logits)
     if logits.ndim != 2:
         raise _invalid("logits should be a matrix")
     n = int(num_samples)
@@ -30,13 +31,30 @@ def _draw_multinomial(rng: np.random.Generator, logits, num_samples, out_dtype):
         raise _invalid(f"num_samples should be nonnegative, got {n}")
     if logits.shape[1] == 0 and n > 0:
         raise _invalid("num_classes should be positive")
-    shifted = logits - np.max(logits, axis=1, keepdims=True)
-    probs = np.exp(shifted)
-    probs /= probs.sum(axis=1, keepdims=True)
-    cdf = np.cumsum(probs, axis=1)
-    u = rng.random((logits.shape[0], n))
-    idx = np.minimum((u[:, :, None] > cdf[:, None, :]).sum(axis=2), logits.shape[1] - 1)
-    return idx.astype(out_dtype)
+    return logits, n
+
+
+def _draw_multinomial(gen: philox.Philox, logits: np.ndarray, n: int, out_dtype):
+    """TF's CPU multinomial: per row, the unnormalised cdf of ``exp(logit - max)`` over the
+    finite logits (in double), then for each sample a double from two uint32 of the stream
+    (``Uint64ToDouble``) times the total, looked up with ``upper_bound``.  The rows draw
+    one after another from one generator: TF's values whenever its kernel runs the batch
+    as one shard (it splits big batches across threads, each shard skipping ahead)."""
+    batch, classes = logits.shape
+    finite = np.isfinite(logits)
+    logits = logits.astype(np.float64)
+    row_max = np.where(finite, logits, -np.inf).max(axis=1, initial=-np.inf)
+    with np.errstate(over="ignore", invalid="ignore"):
+        cdf = np.exp(logits - row_max[:, None])
+    cdf = np.cumsum(np.where(finite, cdf, 0.0), axis=1)
+    total = cdf[:, -1] if classes else np.zeros(batch)
+    count = batch * n * 2
+    bits = gen.blocks(np.arange(-(-count // 4), dtype=np.uint64)).reshape(-1)[:count]
+    u = philox.uint64_to_double(bits[0::2], bits[1::2]).reshape(batch, n)
+    out = np.empty((batch, n), dtype=out_dtype)
+    for b in range(batch):
+        out[b] = np.searchsorted(cdf[b], u[b] * total[b], side="right")
+    return out
 
 
 @register_kernel("Multinomial")
@@ -45,8 +63,11 @@ def _multinomial(ctx: KernelContext):
     out = ctx.attr("output_dtype").as_numpy_dtype
 
     def compute(logits, num_samples):
-        with stream.lock:
-            return (_draw_multinomial(stream.rng, logits, num_samples, out),)
+        logits, n = _check_multinomial(logits, num_samples)
+        # TF reserves 512 samples per output (two uint32 per double), the sample count
+        # rounded up to a multiple of 4: ReserveRandomOutputs(batch * ceil4(n), 512).
+        gen = stream.reserve(logits.shape[0] * (-(-n // 4) * 4) * 2)
+        return (_draw_multinomial(gen, logits, n, out),)
 
     return compute
 
@@ -143,8 +164,12 @@ def _stateless_uniform_int(ctx: KernelContext):
 @register_kernel("StatelessMultinomial")
 def _stateless_multinomial(ctx: KernelContext):
     out = ctx.attr("output_dtype").as_numpy_dtype
-    return lambda logits, num_samples, seed: (
-        _draw_multinomial(_stateless_rng(seed), logits, num_samples, out),)
+    def compute(logits, num_samples, seed):
+        gen = _stateless_philox(seed)
+        logits, n = _check_multinomial(logits, num_samples)
+        return (_draw_multinomial(gen, logits, n, out),)
+
+    return compute
 
 
 def _gamma_sample_grad(alpha: np.ndarray, sample: np.ndarray) -> np.ndarray:

@@ -3,8 +3,8 @@ multinomial / categorical, random_gamma, random_poisson, random_crop, and the st
 categorical op whose values depend only on ``seed``, and the registrations of TF 1's
 StatelessRandomUniform/Normal/TruncatedNormal(Int) ops (TF 2.21's tf.random.stateless_*
 build the key/counter V2 ops of :mod:`graphcore.ops.stateless_random_ops`).
-The StatelessRandomUniform/Normal/TruncatedNormal(Int) kernels draw TF's Philox values;
-multinomial, gamma, poisson and the stateless categorical draw numpy's, not TF's."""
+The StatelessRandomUniform/Normal/TruncatedNormal(Int) and (stateless) multinomial
+kernels draw TF's Philox values; gamma and poisson draw numpy's, not TF's."""
 
 from __future__ import annotations
 

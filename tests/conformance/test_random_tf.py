@@ -175,3 +175,19 @@ def test_dropout_matches_tf():
 
     for a, b in zip(_runs(gc, build, 1), _runs(tf1, build, 1)):
         np.testing.assert_allclose(a, b, rtol=1e-6)
+
+
+@pytest.mark.parametrize("stateless", [False, True], ids=["multinomial", "stateless"])
+def test_multinomial_matches_tf_small_batch(stateless):
+    # TF's kernel draws rows in sequence when it runs the batch as one shard (small
+    # batches); bigger batches are split across its threads, machine-dependently.
+    logits = np.random.RandomState(0).randn(4, 50).astype(np.float32)
+    logits[0, 1] = -np.inf
+
+    def build(m):
+        if stateless:
+            return m.random.stateless_categorical(logits, 33, seed=[4, 5])
+        return m.multinomial(logits, 33, seed=2)
+
+    for a, b in zip(_runs(gc, build, 3), _runs(tf1, build, 3)):
+        np.testing.assert_array_equal(a, b)
