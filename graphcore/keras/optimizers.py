@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from graphcore.framework import ops as ops_lib
 from graphcore.framework.indexed_slices import IndexedSlices
 from graphcore.framework.tensor_conversion import convert_to_tensor
@@ -16,12 +18,22 @@ from graphcore.keras import backend as K
 from graphcore.keras import custom_objects as custom_lib
 from graphcore.keras import optimizer_rules as rules
 from graphcore.ops import clip_ops, control_flow_ops, gradients_impl, math_ops, state_ops
+from graphcore.ops import variables as variables_lib
 from graphcore.train import adadelta, adam, ftrl, gradient_descent, optimizer
 from graphcore.train import momentum as momentum_lib
 
 __all__ = ["Adadelta", "Adagrad", "Adam", "Adamax", "Ftrl", "Nadam", "Optimizer", "RMSprop",
            "SGD", "deserialize", "get", "serialize"]
 
+
+
+def _state_variable(value: Any, dtype: Any, name: str) -> Any:
+    """An optimizer's own variable (its iteration count, a hyperparameter): not
+    trainable, as Keras' OptimizerV2 makes them (add_weight(trainable=False)), so it is
+    in neither trainable_variables() nor the parameter counts."""
+    v = variables_lib.Variable(np.asarray(value, dtype=dtype), trainable=False, name=name)
+    K.track_variable(v)
+    return v
 
 class Optimizer:
     """A Keras optimizer: ``get_updates(loss, params)`` returns the ops of one step."""
@@ -47,7 +59,7 @@ class Optimizer:
         key = (graph, name)
         if key not in self._hypers:
             with graph.as_default(), ops_lib.name_scope(self._name):
-                self._hypers[key] = K.variable(self._initial[name], name=name)
+                self._hypers[key] = _state_variable(self._initial[name], K.floatx(), name)
         return self._hypers[key]
 
     @property
@@ -65,7 +77,7 @@ class Optimizer:
         if self._iterations is None or self._iterations.graph is not \
                 ops_lib.get_default_graph():
             with ops_lib.name_scope(self._name):
-                self._iterations = K.variable(0, dtype="int64", name="iter")
+                self._iterations = _state_variable(0, "int64", "iter")
         return self._iterations
 
     def _lr_t(self) -> Any:

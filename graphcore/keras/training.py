@@ -224,7 +224,10 @@ class Model(Network):
                              f"that you are passing to your model is not the size the model "
                              f"expected. Expected to see {len(tensors)} array(s), but instead "
                              f"got {len(arrays)} arrays.")
-        return arrays
+        # Keras' standardize_single_array: a 1-D array gets a trailing axis unless its
+        # tensor has rank 1 (labels of shape [n] for an output of shape [n, 1]).
+        return [np.expand_dims(a, 1) if a.ndim == 1 and t.shape.ndims != 1 else a
+                for a, t in zip(arrays, tensors)]
 
     def _ensure_inputs(self, x: Any) -> None:
         """A model without inputs yet (a subclass, a Sequential with no input shape) is

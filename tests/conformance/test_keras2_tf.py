@@ -177,3 +177,30 @@ def test_generators_match_tf():
             np.testing.assert_allclose(g[key], r[key], rtol=1e-5, err_msg=key)
     np.testing.assert_allclose(got[2], ref[2], rtol=1e-5)
     np.testing.assert_allclose(got[3], ref[3], rtol=1e-5)
+
+
+def _flat_labels_run(k, tf_mod):
+    """Labels of shape [n] for an output of shape [n, 1] (Keras adds the axis), trained
+    with Adam: the losses, and the names of the trainable variables afterwards."""
+    rng = np.random.default_rng(3)
+    x = rng.normal(size=(24, 3)).astype(np.float32)
+    y = (x.sum(axis=1) > 0).astype(np.float32)
+    model = k.Sequential([k.layers.Dense(4, activation="relu", input_shape=(3,)),
+                          k.layers.Dense(1, activation="sigmoid")])
+    model.compile(k.optimizers.Adam(0.05), "binary_crossentropy")
+    model.set_weights([np.full(w.shape, 0.1 * (j + 1), np.float32) * (-1) ** j
+                       for j, w in enumerate(model.get_weights())])
+    history = model.fit(x, y, batch_size=8, epochs=2, verbose=0, shuffle=False)
+    return (history.history["loss"], model.evaluate(x, y, verbose=0),
+            sorted(v.name for v in tf_mod.trainable_variables()))
+
+
+def test_flat_labels_and_optimizer_state_match_tf():
+    import tensorflow as tf_ref
+    with tf_ref.Graph().as_default():
+        ref = _flat_labels_run(tf_keras, tf_ref.compat.v1)
+    gc.keras.backend.clear_session()
+    got = _flat_labels_run(gc.keras, gc)
+    np.testing.assert_allclose(got[0], ref[0], rtol=1e-5)
+    np.testing.assert_allclose(got[1], ref[1], rtol=1e-5)
+    assert got[2] == ref[2]  # the optimizer's iter/learning_rate are not trainable
