@@ -33,6 +33,24 @@ def lookup(name: str) -> Any:
     return _GLOBAL_CUSTOM_OBJECTS.get(name)
 
 
+def find(name: str, by_name: dict, kind: str, custom: dict | None = None) -> Any:
+    """The class named ``name``: from ``custom`` (a deserialize call's custom_objects),
+    the custom-object scopes, or ``by_name`` (a module's own classes); ValueError as
+    Keras' for an unknown ``kind`` ("initializer", "regularizer")."""
+    cls = (custom or {}).get(name) or lookup(name) or by_name.get(name)
+    if cls is None:
+        raise ValueError(f"Unknown {kind}: '{name}'. Please ensure you are using a "
+                         "`keras.utils.custom_object_scope` and that this object is "
+                         "included in the scope.")
+    return cls
+
+
+def deserialize(config: dict, by_name: dict, kind: str,
+                custom: dict | None = None) -> Any:
+    """An object from its Keras config ``{"class_name", "config"}`` (see :func:`find`)."""
+    return find(config["class_name"], by_name, kind, custom)(**config.get("config", {}))
+
+
 class CustomObjectScope:
     """``with CustomObjectScope({"MyLayer": MyLayer}):`` makes the names resolvable
     while deserializing."""

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from graphcore.keras import custom_objects
+from graphcore.keras import custom_objects as custom_lib
 from graphcore.ops import init_ops
 from graphcore.ops.init_ops import (
     Constant,
@@ -139,15 +139,8 @@ def serialize(initializer: Any) -> dict | None:
 
 
 def deserialize(config: dict, custom_objects: dict | None = None) -> Any:
-    name = config["class_name"]
-    cls = (custom_objects or {}).get(name) or _lookup(name)
-    return cls(**config.get("config", {}))
+    return custom_lib.deserialize(config, _BY_NAME, "initializer", custom_objects)
 
 
 def _lookup(name: str) -> Any:
-    cls = custom_objects.lookup(name) or _BY_NAME.get(name)
-    if cls is None:
-        raise ValueError(f"Unknown initializer: '{name}'. Please ensure you are using a "
-                         "`keras.utils.custom_object_scope` and that this object is "
-                         "included in the scope.")
-    return cls
+    return custom_lib.find(name, _BY_NAME, "initializer")

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from graphcore.keras import custom_objects
+from graphcore.keras import custom_objects as custom_lib
 from graphcore.ops import math_ops
 
 __all__ = ["L1", "L1L2", "L2", "Regularizer", "deserialize", "get", "l1", "l1_l2", "l2",
@@ -93,18 +93,11 @@ def serialize(regularizer: Any) -> dict | None:
 
 
 def deserialize(config: dict, custom_objects: dict | None = None) -> Any:
-    name = config["class_name"]
-    cls = (custom_objects or {}).get(name) or _lookup(name)
-    return cls(**config.get("config", {}))
+    return custom_lib.deserialize(config, _BY_NAME, "regularizer", custom_objects)
 
 
 def _lookup(name: str) -> Any:
-    cls = custom_objects.lookup(name) or _BY_NAME.get(name)
-    if cls is None:
-        raise ValueError(f"Unknown regularizer: '{name}'. Please ensure you are using a "
-                         "`keras.utils.custom_object_scope` and that this object is "
-                         "included in the scope.")
-    return cls
+    return custom_lib.find(name, _BY_NAME, "regularizer")
 
 
 def get(identifier: Any) -> Any:
