@@ -122,7 +122,7 @@ def test_an_interrupted_launcher_removes_its_actors(ray_cluster, cluster_name, t
         assert sorted(seen) == ["[ps/0] started\n", "[worker/0] started\n"]
         assert len(_left(ray_cluster, cluster_name)) == 2
         proc.send_signal(getattr(signal, sig))
-        proc.wait(timeout=30)
+        proc.wait(timeout=60)  # 30 s was not enough once on a loaded 2-core machine
     finally:
         if proc.poll() is None:
             proc.kill()
