@@ -68,6 +68,35 @@ _TEAM_SHAPES = 4096  # product shapes timed at most (then the timings start over
 Product = Callable[[np.ndarray, np.ndarray, bool, bool], np.ndarray]
 
 
+class TeamTimings(dict):
+    """Per shape of work, [calls, mean seconds on one thread, mean seconds on the full
+    team, the call that probes next, the probe interval]: which OpenMP team size a call
+    runs on (see TEAM_PROBE)."""
+
+    def choose(self, key: tuple) -> tuple[list, bool, bool]:
+        """(the shape's timings, whether this call runs on one thread, whether it probes)."""
+        stats = self.get(key)
+        if stats is None:
+            if len(self) >= _TEAM_SHAPES:  # (shapes that vary without end)
+                self.clear()
+            stats = self[key] = [0, 0.0, 0.0, TEAM_PROBE, TEAM_PROBE]
+        stats[0] += 1
+        calls = stats[0]
+        probe = calls > 2 and calls >= stats[3]
+        one = calls == 2 if calls <= 2 else (stats[1] < stats[2]) != probe
+        return stats, one, probe
+
+    @staticmethod
+    def record(stats: list, one: bool, probe: bool, elapsed: float) -> None:
+        """Adds one call's time (seconds) to the timings :meth:`choose` returned."""
+        calls, i = stats[0], 1 if one else 2
+        if probe:
+            slower = elapsed > 1.25 * stats[3 - i]
+            stats[4] = min(2 * stats[4], 16 * TEAM_PROBE) if slower else TEAM_PROBE
+            stats[3] = calls + stats[4]
+        stats[i] = elapsed if calls <= 2 else stats[i] + _TEAM_DECAY * (elapsed - stats[i])
+
+
 def _ptr(x: np.ndarray) -> ctypes.c_void_p:
     return ctypes.c_void_p(x.__array_interface__["data"][0])
 
@@ -138,9 +167,8 @@ class _OneDNN:
             self._set_team = None
             self.max_team = 0
         self._team = threading.local()
-        # (m, n, k, ta, tb) -> [products, mean seconds on one thread, on the full team,
-        # the product that probes next, the probe interval]
-        self._timings: dict[tuple, list] = {}
+        # (m, n, k, ta, tb) -> the product shape's timings
+        self._timings = TeamTimings()
 
     def gemm(self, out: np.ndarray, a: np.ndarray, ta: bool, lda: int, b: np.ndarray,
              tb: bool, ldb: int, m: int, n: int, k: int) -> None:
@@ -151,31 +179,26 @@ class _OneDNN:
             return
         # The intra-op thread count (intra_op_parallelism_threads) or one thread, by the
         # timings of this shape (see TEAM_PROBE).
-        stats = self._timings.get((m, n, k, ta, tb))
-        if stats is None:
-            if len(self._timings) >= _TEAM_SHAPES:  # (shapes that vary without end)
-                self._timings.clear()
-            stats = self._timings[(m, n, k, ta, tb)] = [0, 0.0, 0.0, TEAM_PROBE, TEAM_PROBE]
-        stats[0] += 1
-        calls = stats[0]
-        probe = calls > 2 and calls >= stats[3]
-        one = calls == 2 if calls <= 2 else (stats[1] < stats[2]) != probe
+        stats, one, probe = self._timings.choose((m, n, k, ta, tb))
         t0 = time.perf_counter()
         self._call(1 if one else full, out, a, ta, lda, b, tb, ldb, m, n, k)
-        elapsed = time.perf_counter() - t0
-        i = 1 if one else 2
-        if probe:
-            slower = elapsed > 1.25 * stats[3 - i]
-            stats[4] = min(2 * stats[4], 16 * TEAM_PROBE) if slower else TEAM_PROBE
-            stats[3] = calls + stats[4]
-        stats[i] = elapsed if calls <= 2 else stats[i] + _TEAM_DECAY * (elapsed - stats[i])
+        self._timings.record(stats, one, probe, time.perf_counter() - t0)
+
+    @property
+    def library(self) -> ctypes.CDLL:
+        """The loaded libdnnl (its primitive API: :mod:`graphcore.kernels.dnnl_primitives`)."""
+        return self._lib
+
+    def set_team(self, team: int) -> None:
+        """OpenMP's team size on this thread (0: left alone)."""
+        if team and self._set_team is not None and getattr(self._team, "size", None) != team:
+            self._set_team(team)
+            self._team.size = team
 
     def _call(self, team: int, out: np.ndarray, a: np.ndarray, ta: bool, lda: int,
               b: np.ndarray, tb: bool, ldb: int, m: int, n: int, k: int) -> None:
         """One sgemm with OpenMP's team on this thread set to ``team`` (0: left alone)."""
-        if team and getattr(self._team, "size", None) != team:
-            self._set_team(team)
-            self._team.size = team
+        self.set_team(team)
         i64 = ctypes.c_int64
         status = self._sgemm(self._flags[ta], self._flags[tb], i64(m), i64(n), i64(k),
                              self._one, _ptr(a), i64(lda), _ptr(b), i64(ldb), self._zero,
@@ -304,6 +327,14 @@ def _choice() -> _Choice:
                     choice.gemm[F32] = onednn
             _chosen = choice
     return _chosen
+
+
+def onednn() -> _OneDNN | None:
+    """The oneDNN chosen for float32 products, or None (absent, disagreeing with numpy, or
+    ``GRAPHCORE_BLAS`` set otherwise): the conv and pool primitives run on the same copy
+    and the same OpenMP teams."""
+    lib = _choice().gemm.get(F32)
+    return lib if isinstance(lib, _OneDNN) else None
 
 
 def info() -> dict[str, str]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from graphcore.framework import errors
-from graphcore.kernels import blas, intra_op
+from graphcore.kernels import blas, dnnl_primitives, intra_op
 from graphcore.kernels.registry import KernelContext, register_kernel
 from graphcore.kernels.window import (
     Window,
@@ -66,7 +66,11 @@ def im2col(x: np.ndarray, win: Window) -> np.ndarray:
 
 def conv_forward(x: np.ndarray, w: np.ndarray, win: Window) -> np.ndarray:
     """Channels-last conv of x [N, *S, C] with w [*K, C, CO]: im2col (one strided copy,
-    cut over the batch when large) and one GEMM per cut."""
+    cut over the batch when large) and one GEMM per cut; oneDNN's convolution where it
+    applies (float32)."""
+    y = dnnl_primitives.conv_forward(x, w, win)
+    if y is not None:
+        return y
     n, c, co = x.shape[0], w.shape[-2], w.shape[-1]
     dtype = np.result_type(x, w)
     if 0 in win.out or n == 0:
@@ -91,7 +95,11 @@ def conv_input_grad(in_shape: tuple, w: np.ndarray, grad: np.ndarray,
                     win: Window) -> np.ndarray:
     """The gradient of the conv's input: one GEMM (grad x w^T, the im2col matrix's
     gradient) per cut of the batch, then col2im: each tap's columns added into the
-    padded input, the images split over the intra-op threads."""
+    padded input, the images split over the intra-op threads; oneDNN's backward-data
+    convolution where it applies (float32)."""
+    dx = dnnl_primitives.conv_backward_data(in_shape, w, grad, win)
+    if dx is not None:
+        return dx
     dtype = np.result_type(w, grad)
     n, c, co = in_shape[0], w.shape[-2], w.shape[-1]
     widths = win.pad_widths()
@@ -120,7 +128,10 @@ def conv_input_grad(in_shape: tuple, w: np.ndarray, grad: np.ndarray,
 def conv_filter_grad(x: np.ndarray, w_shape: tuple, grad: np.ndarray,
                      win: Window) -> np.ndarray:
     """The gradient of the conv's filter: im2col(x)^T x grad, one GEMM per cut of the
-    batch (summed)."""
+    batch (summed); oneDNN's backward-weights convolution where it applies (float32)."""
+    dw = dnnl_primitives.conv_backward_filter(x, w_shape, grad, win)
+    if dw is not None:
+        return dw
     c, co = w_shape[-2], w_shape[-1]
     dtype = np.result_type(x, grad)
     n = x.shape[0]
@@ -308,7 +319,11 @@ def _extract_volume_patches(ctx: KernelContext):
 def depthwise_forward(x: np.ndarray, w: np.ndarray, win: Window) -> np.ndarray:
     """x [N, H, W, C] with w [KH, KW, C, M] -> [N, OH, OW, C * M]: per tap one product
     into a scratch block and one sum into the output (no temporaries), the images split
-    over the intra-op threads."""
+    over the intra-op threads; oneDNN's grouped convolution (a group per channel) where
+    it applies (float32)."""
+    y = dnnl_primitives.conv_forward(x, w, win, groups=x.shape[-1])
+    if y is not None:
+        return y
     n, c, m = x.shape[0], w.shape[2], w.shape[3]
     y = np.empty((n,) + win.out + (c, m), dtype=np.result_type(x, w))
     xp = win.padded(x)
@@ -368,6 +383,9 @@ def _depthwise_backprop_input(ctx: KernelContext):
         win = attrs.window(in_shape, w.shape[:2])
         c, m = w.shape[2], w.shape[3]
         _check_out_backprop("DepthwiseConv2DBackpropInput", grad, win, c * m)
+        dx = dnnl_primitives.conv_backward_data(in_shape, w, grad, win, groups=c)
+        if dx is not None:
+            return (from_channels_last(dx, attrs.channels_first).astype(out, copy=False),)
         g = grad.reshape(grad.shape[:-1] + (c, m))
         xp = win.padded(np.zeros(in_shape, dtype=work))
         taps = list(win.tap_slices())
@@ -404,6 +422,9 @@ def _depthwise_backprop_filter(ctx: KernelContext):
         win = attrs.window(x.shape, w_shape[:2])
         c, m = w_shape[2], w_shape[3]
         _check_out_backprop("DepthwiseConv2DBackpropFilter", grad, win, c * m)
+        dw = dnnl_primitives.conv_backward_filter(x, w_shape, grad, win, groups=c)
+        if dw is not None:
+            return (dw.astype(out, copy=False),)
         g = grad.reshape(grad.shape[:-1] + (c, m))
         xp = win.padded(x)
         taps = list(win.tap_slices())

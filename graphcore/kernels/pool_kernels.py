@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from graphcore.framework import errors
+from graphcore.kernels import dnnl_primitives
 from graphcore.kernels.registry import KernelContext, register_kernel
 from graphcore.kernels.window import (
     Window,
@@ -148,7 +149,12 @@ def _max_pool_kernel(nd: int, ksize_input: bool = False):
             x = np.asarray(x)
             _check_rank(x, nd, "input")
             x = to_channels_last(x, a.channels_first)
-            y = max_pool(x, a.window(x.shape))
+            win = a.window(x.shape)
+            # oneDNN skips NaNs in every tap, as TF's MaxPool (the numpy path keeps one
+            # in a window's first tap).
+            y = dnnl_primitives.pool_forward(x, win, average=False)
+            if y is None:
+                y = max_pool(x, win)
             return (from_channels_last(y, a.channels_first).astype(out, copy=False),)
 
         return compute
@@ -166,6 +172,9 @@ def _avg_pool_kernel(nd: int):
             _check_rank(x, nd, "input")
             x = to_channels_last(x, attrs.channels_first).astype(work, copy=False)
             win = attrs.window(x.shape)
+            y = dnnl_primitives.pool_forward(x, win, average=True)
+            if y is not None:
+                return (from_channels_last(y, attrs.channels_first).astype(out, copy=False),)
             xp = win.padded(x)
             total = np.zeros((x.shape[0],) + win.out + (x.shape[-1],), dtype=work)
             for _, index in win.tap_slices():
@@ -202,7 +211,13 @@ def _max_pool_grad_kernel(nd: int, ksize_input: bool = False):
                                                                                copy=False)
             win = a.window(x.shape)
             _check_grad(grad, x.shape, win)
-            dx = max_pool_grad(x, grad, win, work)
+            dx = None
+            # A window with a NaN sends its gradient where max_pool_grad does, as TF's
+            # MaxPoolGrad (oneDNN passes NaNs over): those inputs take the numpy path.
+            if x.dtype == np.float32 and x.size and not np.isnan(x.max()):
+                dx = dnnl_primitives.pool_backward(x.shape, grad, win, average=False, x=x)
+            if dx is None:
+                dx = max_pool_grad(x, grad, win, work)
             return (from_channels_last(dx, a.channels_first).astype(out, copy=False),)
 
         return compute
@@ -248,6 +263,9 @@ def _avg_pool_grad_kernel(nd: int):
                 work, copy=False)
             win = attrs.window(shape)
             _check_grad(grad, shape, win)
+            dx = dnnl_primitives.pool_backward(shape, grad, win, average=True)
+            if dx is not None:
+                return (from_channels_last(dx, attrs.channels_first).astype(out, copy=False),)
             xp = win.padded(np.zeros(shape, dtype=work))
             g = grad / win.counts().astype(work)
             for _, index in win.tap_slices():
