@@ -38,7 +38,8 @@ _CPU = 1                                  # dnnl_cpu
 _IN_ORDER = 1                             # dnnl_stream_in_order
 _F32 = 3                                  # dnnl_f32
 _TAG_ANY = 1                              # dnnl_format_tag_any
-_FORWARD_TRAINING, _FORWARD_INFERENCE = 64, 96
+_FORWARD_TRAINING, _FORWARD_INFERENCE, _BACKWARD = 64, 96, 128
+_USE_GLOBAL_STATS, _USE_SCALE, _USE_SHIFT = 1, 2, 4  # dnnl_normalization_flags_t
 _CONVOLUTION_DIRECT = 1
 _POOLING_MAX, _POOLING_AVG_EXCLUDE_PADDING = 0x1FF, 0x3FF
 _SCRATCHPAD_USER = 1                      # dnnl_scratchpad_mode_user
@@ -46,6 +47,8 @@ _Q_IMPL_INFO = 8
 _Q_WEIGHTS, _Q_DIFF_WEIGHTS, _Q_WORKSPACE, _Q_SCRATCHPAD = 131, 132, 135, 136
 ARG_SRC, ARG_DST, ARG_WEIGHTS, ARG_WORKSPACE, ARG_SCRATCHPAD = 1, 17, 33, 64, 80
 ARG_DIFF_SRC, ARG_DIFF_DST, ARG_DIFF_WEIGHTS = 129, 145, 161
+ARG_MEAN, ARG_VARIANCE, ARG_SCALE, ARG_SHIFT = 49, 50, 51, 52
+ARG_DIFF_SCALE, ARG_DIFF_SHIFT = 255, 256
 
 # Multiply-adds (conv) or elements (pooling) under which a plan runs on one thread:
 # waking OpenMP's other threads costs more than it saves there.
@@ -98,6 +101,12 @@ class _Api:
                                ctypes.c_int, ctypes.c_int, _P, _P, *(_DIMS,) * 5, _P)
         self.pool_backward = fn("dnnl_pooling_backward_primitive_desc_create", _PP, _P,
                                 ctypes.c_int, _P, _P, *(_DIMS,) * 5, _P, _P)
+        self.bnorm_forward = fn("dnnl_batch_normalization_forward_primitive_desc_create",
+                                _PP, _P, ctypes.c_int, _P, _P, ctypes.c_float,
+                                ctypes.c_uint, _P)
+        self.bnorm_backward = fn("dnnl_batch_normalization_backward_primitive_desc_create",
+                                 _PP, _P, ctypes.c_int, _P, _P, _P, ctypes.c_float,
+                                 ctypes.c_uint, _P, _P)
         self.reorder = fn("dnnl_reorder_primitive_desc_create", _PP, _P, _P, _P, _P, _P)
         self.query = fn("dnnl_primitive_desc_query", _P, ctypes.c_int, ctypes.c_int, _P)
         self.query_md = fn("dnnl_primitive_desc_query_md", _P, ctypes.c_int, ctypes.c_int,
@@ -625,3 +634,73 @@ def pool_backward(in_shape: tuple, grad: np.ndarray, win, average: bool,
     ran = dnnl.run(("pool_bwd", alg, in_shape, tuple(win.k)) + geom, build,
                    int(np.prod(in_shape)), **arrays)
     return dx if ran else None
+
+
+# -- batch normalization -----------------------------------------------------------------
+
+def _bnorm_ok(x: np.ndarray, *vectors: np.ndarray) -> bool:
+    return _ok(x) and x.flags.c_contiguous and all(
+        v.dtype == F32 and v.shape == (x.shape[-1],) for v in vectors)
+
+
+def batch_norm_forward(x: np.ndarray, scale: np.ndarray, offset: np.ndarray, epsilon: float,
+                       mean: np.ndarray | None = None, variance: np.ndarray | None = None
+                       ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """Batch norm of a channels-last x: (y, mean, variance) of the batch (variance biased),
+    or with ``mean`` and ``variance`` given, y normalized by them (inference) and them
+    back.  None where not applicable."""
+    dnnl = _get()
+    stats = mean is not None
+    if dnnl is None or not _bnorm_ok(x, scale, offset, *((mean, variance) if stats else ())):
+        return None
+    flags = _USE_SCALE | _USE_SHIFT | (_USE_GLOBAL_STATS if stats else 0)
+
+    def build(b: _Builder, team: int) -> _Plan:
+        data, vec = _act_md(b, x.shape), b.md((x.shape[-1],), (1,))
+        pd = b.pd(b.api.bnorm_forward, _FORWARD_INFERENCE if stats else _FORWARD_TRAINING,
+                  data, data, epsilon, flags, b.dnnl.attr)
+        plan = _Plan(b, team)
+        plan.add(pd, [(ARG_SRC, "x", data), (ARG_DST, "y", data), (ARG_SCALE, "scale", vec),
+                      (ARG_SHIFT, "offset", vec), (ARG_MEAN, "mean", vec),
+                      (ARG_VARIANCE, "variance", vec)])
+        return plan
+
+    y = np.empty(x.shape, dtype=F32)
+    if not stats:
+        mean, variance = np.empty(x.shape[-1], F32), np.empty(x.shape[-1], F32)
+    ran = dnnl.run(("bnorm", x.shape, float(epsilon), flags), build, x.size, x=x, y=y,
+                   scale=scale, offset=offset, mean=mean, variance=variance)
+    return (y, mean, variance) if ran else None
+
+
+def batch_norm_backward(dy: np.ndarray, x: np.ndarray, scale: np.ndarray, mean: np.ndarray,
+                        variance: np.ndarray, epsilon: float
+                        ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """The gradient of training batch norm (:func:`batch_norm_forward` without given
+    statistics) from the batch's ``mean`` and biased ``variance``: (dx, dscale, doffset),
+    or None where not applicable."""
+    dnnl = _get()
+    if dnnl is None or dy.shape != x.shape or not dy.flags.c_contiguous or \
+            not _bnorm_ok(x, scale, mean, variance) or dy.dtype != F32:
+        return None
+    flags = _USE_SCALE | _USE_SHIFT
+
+    def build(b: _Builder, team: int) -> _Plan:
+        data, vec = _act_md(b, x.shape), b.md((x.shape[-1],), (1,))
+        fwd = b.pd(b.api.bnorm_forward, _FORWARD_TRAINING, data, data, epsilon, flags,
+                   b.dnnl.attr)
+        bwd = b.pd(b.api.bnorm_backward, _BACKWARD, data, data, data, epsilon, flags, fwd,
+                   b.dnnl.attr)
+        plan = _Plan(b, team)
+        plan.add(bwd, [(ARG_SRC, "x", data), (ARG_DIFF_DST, "dy", data),
+                       (ARG_MEAN, "mean", vec), (ARG_VARIANCE, "variance", vec),
+                       (ARG_SCALE, "scale", vec), (ARG_DIFF_SRC, "dx", data),
+                       (ARG_DIFF_SCALE, "dscale", vec), (ARG_DIFF_SHIFT, "doffset", vec)])
+        return plan
+
+    dx = np.empty(x.shape, dtype=F32)
+    dscale, doffset = np.empty(x.shape[-1], F32), np.empty(x.shape[-1], F32)
+    ran = dnnl.run(("bnorm_bwd", x.shape, float(epsilon)), build, x.size, x=x, dy=dy,
+                   mean=mean, variance=variance, scale=scale, dx=dx, dscale=dscale,
+                   doffset=doffset)
+    return (dx, dscale, doffset) if ran else None

@@ -1,13 +1,15 @@
 """CPU (numpy) kernels of :mod:`graphcore.ops.nn_norm_ops`: FusedBatchNormV3 (training and
 inference, exponential averaging) with its grad op, and LRN / LRNGrad (TF's
-``fused_batch_norm_op.cc`` and ``lrn_op.cc``); half inputs are computed in float32."""
+``fused_batch_norm_op.cc`` and ``lrn_op.cc``); half inputs are computed in float32.
+Channels-last float32 batch norm runs on oneDNN's batch normalization primitive where it
+is loaded (:mod:`graphcore.kernels.dnnl_primitives`), as TF's CPU kernels on x86."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from graphcore.framework import errors
-from graphcore.kernels import intra_op
+from graphcore.kernels import dnnl_primitives, intra_op
 from graphcore.kernels.registry import KernelContext, register_kernel
 
 _CHANNEL_AXIS = {"NHWC": -1, "NDHWC": -1, "NCHW": 1, "NCDHW": 1}
@@ -150,7 +152,9 @@ def _fused_batch_norm(ctx: KernelContext):
             _check_vector("variance", variance, channels)
         rows = _rows_by_channel(x, data_format)
         if training and rows is not None and rows.shape[0] > 1:
-            y, batch_mean, batch_var = _train_forward_rows(rows, scale, offset, eps)
+            got = dnnl_primitives.batch_norm_forward(x, scale, offset, eps)
+            y, batch_mean, batch_var = got if got is not None else \
+                _train_forward_rows(rows, scale, offset, eps)
             count = rows.shape[0]
             unbiased = batch_var * np.float32(count / (count - 1))
             if factor == 1.0:
@@ -161,6 +165,12 @@ def _fused_batch_norm(ctx: KernelContext):
             return (y.reshape(x.shape).astype(out, copy=False), running_mean.astype(u),
                     running_var.astype(u), batch_mean.astype(u), batch_var.astype(u),
                     np.zeros((), u))
+        if not training and rows is not None:
+            got = dnnl_primitives.batch_norm_forward(x, scale, offset, eps, mean, variance)
+            if got is not None:
+                zeros = np.zeros(channels, u)
+                return (got[0].astype(out, copy=False), mean.astype(u), variance.astype(u),
+                        zeros, zeros, np.zeros((), u))
         if rows is not None:  # reductions and broadcasts over a [rows, C] view
             xr, vshape = rows, (channels,)
         else:
@@ -223,7 +233,9 @@ def _fused_batch_norm_grad(ctx: KernelContext):
             xr, dyr, vshape = x, dy, shape
         rsqrt = 1 / np.sqrt(variance + np.float32(eps))
         if training and xr.ndim == 2:
-            dx, dscale, doffset = _train_backward_rows(dyr, xr, scale, mean, rsqrt)
+            got = dnnl_primitives.batch_norm_backward(dy, x, scale, mean, variance, eps)
+            dx, dscale, doffset = got if got is not None else \
+                _train_backward_rows(dyr, xr, scale, mean, rsqrt)
             empty = np.zeros((0,), u)
             return (dx.reshape(x.shape).astype(out, copy=False), dscale.astype(u),
                     doffset.astype(u), empty, empty)

@@ -1,14 +1,15 @@
-"""graphcore/kernels/dnnl_primitives.py: oneDNN's conv and pool primitives against the
-numpy path of the same kernels (conv_kernels, pool_kernels), on small shapes covering
-strides, SAME/VALID/explicit padding, dilation, 1x1 and depthwise filters (multiplier
-> 1), 3-D windows, and ties.  Skipped where oneDNN is not loaded."""
+"""graphcore/kernels/dnnl_primitives.py: oneDNN's conv, pool and batch norm primitives
+against the numpy path of the same kernels (conv_kernels, pool_kernels, nn_norm_kernels),
+on small shapes covering strides, SAME/VALID/explicit padding, dilation, 1x1 and
+depthwise filters (multiplier > 1), 3-D windows, and ties.  Skipped where oneDNN is not
+loaded."""
 
 import contextlib
 
 import numpy as np
 import pytest
 
-from graphcore.kernels import conv_kernels, dnnl_primitives, pool_kernels
+from graphcore.kernels import conv_kernels, dnnl_primitives, nn_norm_kernels, pool_kernels
 from graphcore.kernels.window import Window
 
 pytestmark = pytest.mark.skipif(not dnnl_primitives.available(),
@@ -149,6 +150,25 @@ def test_pool_matches_numpy_path(case):
         # windows' gradients in another order.
         tol = 0 if name == "max" else 1e-5
         np.testing.assert_allclose(got[name], ref, rtol=tol, atol=tol, err_msg=name)
+
+
+@pytest.mark.parametrize("shape", [(4, 5, 6, 8), (2, 3, 4, 5, 3), (1, 1, 1, 7)])
+def test_batch_norm_matches_numpy_path(shape):
+    x = (_n(*shape) * 3 + 1).astype(np.float32)
+    scale, offset, dy = _n(shape[-1]), _n(shape[-1]), _n(*shape)
+    eps = 1e-3
+    y, mean, var = dnnl_primitives.batch_norm_forward(x, scale, offset, eps)
+    rows = x.reshape(-1, shape[-1])
+    want = nn_norm_kernels._train_forward_rows(rows, scale, offset, eps)
+    for got, ref in zip((y.reshape(rows.shape), mean, var), want):
+        np.testing.assert_allclose(got, ref, rtol=1e-5, atol=1e-5)
+    y_inf, _, _ = dnnl_primitives.batch_norm_forward(x, scale, offset, eps, mean, var)
+    np.testing.assert_allclose(y_inf, y, rtol=1e-5, atol=1e-5)
+    got = dnnl_primitives.batch_norm_backward(dy, x, scale, mean, var, eps)
+    want = nn_norm_kernels._train_backward_rows(dy.reshape(rows.shape), rows, scale, mean,
+                                                1 / np.sqrt(var + np.float32(eps)))
+    for a, ref in zip((got[0].reshape(rows.shape),) + got[1:], want):
+        np.testing.assert_allclose(a, ref, rtol=1e-4, atol=1e-4)
 
 
 def test_numpy_path_where_primitives_do_not_apply():
