@@ -60,17 +60,24 @@ SERIAL_MACS = 1 << 20
 # worker that is not running (the digits MLP's step took 2.6x as long on two threads as on
 # one at a load of 6), while on idle cores two threads are ~1.5x as fast.  A shape's
 # TEAM_PROBE-th product after the last probe runs on the other size, so the choice follows
-# the load; a probe 1.25x slower than the choice doubles the interval (up to 16x).
+# the load; a probe 1.25x slower than the choice doubles the interval (up to 16x).  Each
+# size is judged by the median of its last TEAM_WINDOW timings: one call that waited for
+# a core neither flips the choice nor, as a moving average did, keeps the faster size out
+# of use for hundreds of calls.
 TEAM_PROBE = 16
-_TEAM_DECAY = 0.3  # weight of a new timing in a team size's moving average
+TEAM_WINDOW = 3
 _TEAM_SHAPES = 4096  # product shapes timed at most (then the timings start over)
 
 Product = Callable[[np.ndarray, np.ndarray, bool, bool], np.ndarray]
 
 
+def _median(times: list) -> float:
+    return sorted(times)[len(times) // 2]
+
+
 class TeamTimings(dict):
-    """Per shape of work, [calls, mean seconds on one thread, mean seconds on the full
-    team, the call that probes next, the probe interval]: which OpenMP team size a call
+    """Per shape of work, [calls, the call that probes next, the probe interval, the last
+    TEAM_WINDOW seconds on one thread, on the full team]: which OpenMP team size a call
     runs on (see TEAM_PROBE)."""
 
     def choose(self, key: tuple) -> tuple[list, bool, bool]:
@@ -79,22 +86,25 @@ class TeamTimings(dict):
         if stats is None:
             if len(self) >= _TEAM_SHAPES:  # (shapes that vary without end)
                 self.clear()
-            stats = self[key] = [0, 0.0, 0.0, TEAM_PROBE, TEAM_PROBE]
+            stats = self[key] = [0, 2 * TEAM_WINDOW + TEAM_PROBE, TEAM_PROBE, [], []]
         stats[0] += 1
         calls = stats[0]
-        probe = calls > 2 and calls >= stats[3]
-        one = calls == 2 if calls <= 2 else (stats[1] < stats[2]) != probe
-        return stats, one, probe
+        if calls <= 2 * TEAM_WINDOW:  # the first calls alternate: full team, one thread
+            return stats, not calls % 2, False
+        probe = calls >= stats[1]
+        return stats, (_median(stats[3]) < _median(stats[4])) != probe, probe
 
     @staticmethod
     def record(stats: list, one: bool, probe: bool, elapsed: float) -> None:
         """Adds one call's time (seconds) to the timings :meth:`choose` returned."""
-        calls, i = stats[0], 1 if one else 2
         if probe:
-            slower = elapsed > 1.25 * stats[3 - i]
-            stats[4] = min(2 * stats[4], 16 * TEAM_PROBE) if slower else TEAM_PROBE
-            stats[3] = calls + stats[4]
-        stats[i] = elapsed if calls <= 2 else stats[i] + _TEAM_DECAY * (elapsed - stats[i])
+            slower = elapsed > 1.25 * _median(stats[4] if one else stats[3])
+            stats[2] = min(2 * stats[2], 16 * TEAM_PROBE) if slower else TEAM_PROBE
+            stats[1] = stats[0] + stats[2]
+        recent = stats[3] if one else stats[4]
+        recent.append(elapsed)
+        if len(recent) > TEAM_WINDOW:
+            del recent[0]
 
 
 def _ptr(x: np.ndarray) -> ctypes.c_void_p:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from graphcore.framework import errors
-from graphcore.kernels import blas
+from graphcore.kernels import blas, forwarding
 from graphcore.kernels.registry import KernelContext, register_kernel
 
 
@@ -75,6 +75,9 @@ def _binary(fn, check=None, low_float_work: bool = False):
                 r = _cast_to(r, out)
             return (r,)
 
+        if isinstance(fn, np.ufunc) and check is None and work is None:
+            return forwarding.offers(
+                compute, lambda may: forwarding.binary_ufunc(fn, out, compute, may))
         return compute
 
     return factory

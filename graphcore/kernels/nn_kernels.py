@@ -6,6 +6,8 @@ from __future__ import annotations
 import numpy as np
 
 from graphcore.framework import errors
+from graphcore.kernels import forwarding
+from graphcore.kernels.forwarding import getrefcount
 from graphcore.kernels.registry import KernelContext, register_kernel
 
 
@@ -93,7 +95,14 @@ def _relu_kernel(ctx: KernelContext):
         x = np.asarray(x).astype(work, copy=False)
         return (np.maximum(x, zeros.like(x)).astype(out, copy=False),)
 
-    return compute
+    def forward(x):
+        if getrefcount(x) == refs and type(x) is np.ndarray and x.dtype == out and \
+                out == work and x.base is None and x.flags.writeable:
+            return (np.maximum(x, zeros.like(x), out=x),)
+        return compute(x)
+
+    refs = forwarding.EXCLUSIVE_REFS
+    return forwarding.offers(compute, lambda may: forward)
 
 
 def _relu6(x):
@@ -113,7 +122,33 @@ register_kernel("Elu")(_unary(_elu))
 register_kernel("Softplus")(_unary(_softplus))
 # As TF's functors: the gradient times the mask (a product, ~10x faster than np.where
 # with a data-dependent mask, and NaN gradients stay NaN where the mask is 0, as in TF).
-register_kernel("ReluGrad")(_binary(lambda g, f: np.multiply(g, f > 0, dtype=g.dtype)))
+@register_kernel("ReluGrad")
+def _relu_grad(ctx: KernelContext):
+    compute = _binary(lambda g, f: np.multiply(g, f > 0, dtype=g.dtype))(ctx)
+    out = _out_dtype(ctx)
+    refs = forwarding.EXCLUSIVE_REFS
+
+    def make(may: tuple[bool, ...]):
+        may_g, may_f = may
+
+        def forward(g, f):
+            # The mask goes into f's buffer (as 1.0 / 0.0), the product into g's: two
+            # plain passes instead of a bool temporary and a mixed-type product.
+            g_alone = may_g and getrefcount(g) == refs
+            f_alone = may_f and getrefcount(f) == refs
+            if g_alone and f_alone and type(g) is np.ndarray and type(f) is np.ndarray \
+                    and g.dtype == out and f.dtype == out and out.kind == "f" and \
+                    g.shape == f.shape and g.base is None and f.base is None and \
+                    g.flags.writeable and f.flags.writeable:
+                np.greater(f, 0, out=f)
+                return (np.multiply(g, f, out=g),)
+            return compute(g, f)
+
+        return forward
+
+    return forwarding.offers(compute, make)
+
+
 register_kernel("Relu6Grad")(_binary(
     lambda g, f: np.multiply(g, (f > 0) & (f < 6), dtype=g.dtype)))
 register_kernel("EluGrad")(_binary(lambda g, y: np.where(y < 0, g * (y + 1), g)))
@@ -196,6 +231,7 @@ def _xent(ctx: KernelContext):
 def _sparse_xent(ctx: KernelContext):
     out = _out_dtype(ctx)
     work = _work_dtype(out)
+    flat_rows: dict[tuple[int, int], np.ndarray] = {}  # (n, classes) -> row offsets
 
     def compute(features, labels):
         features = np.asarray(features).astype(work, copy=False)
@@ -204,27 +240,39 @@ def _sparse_xent(ctx: KernelContext):
             raise _invalid(f"logits must be 2-D, but got shape {_shape_text(features.shape)}")
         if labels.ndim != 1:
             raise _invalid(f"labels must be 1-D, but got shape {_shape_text(labels.shape)}")
-        if features.shape[0] != labels.shape[0]:
+        n, classes = features.shape
+        if n != labels.shape[0]:
             raise _invalid(f"logits and labels must have the same first dimension, got "
                            f"logits shape {_shape_text(features.shape)} and labels shape "
                            f"{_shape_text(labels.shape)}")
-        n, classes = features.shape
-        if n and classes == 0:
-            raise _invalid(f"Must have at least one class, but got logits shape "
-                           f"{_shape_text(features.shape)}")
-        bad = (labels < 0) | (labels >= classes)
-        if bad.any():
-            first = labels[bad][0]
-            values = " ".join(str(v) for v in labels.reshape(-1))
-            raise _invalid(f"Received a label value of {first} which is outside the valid "
-                           f"range of [0, {classes}).  Label values: {values}")
         if n == 0:
             return (np.zeros((0,), out), np.zeros(features.shape, out))
-        log_p = _log_softmax(features)
-        rows = np.arange(n)
-        loss = -log_p[rows, labels]
-        backprop = np.exp(log_p)
-        backprop[rows, labels] -= 1
+        if classes == 0:
+            raise _invalid(f"Must have at least one class, but got logits shape "
+                           f"{_shape_text(features.shape)}")
+        # One pass finds a label outside [0, classes): negatives are huge as unsigned.
+        unsigned = labels.view(labels.dtype.str.replace("i", "u"))
+        if np.maximum.reduce(unsigned) >= classes:
+            bad = (labels < 0) | (labels >= classes)
+            values = " ".join(str(v) for v in labels.reshape(-1))
+            raise _invalid(f"Received a label value of {labels[bad][0]} which is outside the "
+                           f"valid range of [0, {classes}).  Label values: {values}")
+        # TF's order (sparse_xent_op.h): shifted = logits - max; loss = log(sum(exp(
+        # shifted))) - shifted[label]; backprop = exp(shifted) / sum - onehot.
+        offsets = flat_rows.get((n, classes))
+        if offsets is None:
+            if len(flat_rows) > 16:
+                flat_rows.clear()
+            offsets = flat_rows[(n, classes)] = np.arange(0, n * classes, classes)
+        picks = np.add(offsets, labels)
+        backprop = np.subtract(features, np.maximum.reduce(features, axis=1, keepdims=True))
+        flat = backprop.reshape(-1)
+        picked = flat[picks]
+        np.exp(backprop, out=backprop)
+        total = np.add.reduce(backprop, axis=1, keepdims=True)
+        loss = np.subtract(np.log(total).reshape(-1), picked)
+        backprop /= total
+        flat[picks] -= 1
         return (loss.astype(out, copy=False), backprop.astype(out, copy=False))
 
     return compute

@@ -104,8 +104,14 @@ def _training_kernel(op_type: str, refs: tuple[str, ...], values: tuple[str, ...
         def factory(ctx: KernelContext):
             flags = {name: ctx.node_def.attr[name].b for name in bool_attrs}
             scratch = _Scratch()
+            fast = None if copy_on_write or n_refs != 1 else \
+                _in_place_update(update, flags, is_tensor)
 
             def compute(*inputs):
+                if fast is not None:
+                    done = fast(inputs)
+                    if done is not None:
+                        return done
                 ref_states = inputs[:n_refs]
                 with ref_states[0].lock if n_refs == 1 else _Locked(ref_states):
                     shape = ref_states[0].read().shape
@@ -126,6 +132,43 @@ def _training_kernel(op_type: str, refs: tuple[str, ...], values: tuple[str, ...
         return factory
 
     register_ref_and_resource(op_type, make_factory)
+
+
+def _in_place_update(update: Callable[..., None], flags: dict,
+                     is_tensor: tuple[bool, ...]) -> Callable[[tuple], tuple | None]:
+    """The common case of a one-ref update (ApplyGradientDescent) without the general
+    path's conversions: a ref variable whose stored array owns its memory, tensors of
+    its shape and dtype, 0-d scalars of its dtype, fewer values than intra-op threads
+    split.  ``fast(inputs)`` returns the outputs, or None where the general path must
+    run (it checks and converts)."""
+    tmp: list[np.ndarray] = []
+
+    def scratch(i: int) -> np.ndarray:
+        return tmp[i]
+
+    def fast(inputs: tuple) -> tuple | None:
+        state = inputs[0]
+        with state.lock:
+            var = state.value
+            if type(var) is not np.ndarray or var.base is not None or \
+                    var.size >= intra_op.MIN_ELEMENTS:
+                return None
+            values = []
+            for value, tensor in zip(inputs[1:], is_tensor):
+                if type(value) is not np.ndarray or value.dtype != var.dtype or \
+                        value.shape != (var.shape if tensor else ()):
+                    return None
+                values.append(value if tensor else value[()])
+            if not tmp or tmp[0].shape != var.shape or tmp[0].dtype != var.dtype:
+                tmp[:] = [np.empty_like(var)]
+            var.flags.writeable = True
+            try:
+                update(scratch, flags, var, *values)
+            finally:
+                var.flags.writeable = False
+        return (state,)
+
+    return fast
 
 
 def register_ref_and_resource(op_type: str, make_factory: Callable) -> None:

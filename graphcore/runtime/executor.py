@@ -20,6 +20,7 @@ import numpy as np
 
 from graphcore.framework import dtypes as dtypes_lib
 from graphcore.framework import errors
+from graphcore.kernels import forwarding
 from graphcore.kernels import registry as kernel_registry
 from graphcore.kernels.registry import DEAD
 from graphcore.protobuf import graph_pb2, step_stats_pb2
@@ -62,6 +63,7 @@ _FORWARDS_DEAD = frozenset({"_Send", "_Retval"})
 # Plans with more kernels than this run on the table-driven loop (``_run``) rather than
 # a generated straight-line function.
 _STRAIGHT_LINE_MAX = 20000
+FORWARDING = True
 
 # Shape arithmetic (grappler's constant folding of shapes, done per step shape): ops whose
 # outputs depend only on their inputs' shapes ...
@@ -312,18 +314,55 @@ class PartitionExecutor:
                 defined.add(slot)
             return f"s{slot}"
 
-        for pos, (fn, ins, out, nout, deref, needs_step, last) in enumerate(self._program):
+        # A folded Shape/Size/Rank keeps only its input's shape, taken right after the
+        # input is computed (``r<pos>``), so the input's buffer goes (or is forwarded)
+        # with its last kernel reader; each slot is cleared after its last reading line.
+        program = self._program
+        producer = {out + i: pos for pos, (_, _, out, nout, _, _, _) in enumerate(program)
+                    for i in range(nout)}
+        captures: dict[int, list[int]] = collections.defaultdict(list)
+        last_use: dict[int, int] = {}
+        for pos, (_, ins, _, _, _, _, _) in enumerate(program):
+            at = pos
+            if pos in folded:
+                if folded[pos] is None:
+                    continue
+                at = max((producer.get(i, -1) for i in ins if i not in consts), default=-1)
+                captures[at].append(pos)
+            for i in ins:
+                last_use[i] = max(last_use.get(i, -1), at)
+        kept = {slot for _, slot, _ in self._retval_slots}
+        clear_at: dict[int, list[int]] = collections.defaultdict(list)
+        for slot, at in last_use.items():
+            if slot not in kept and slot not in consts:
+                clear_at[at].append(slot)
+        # Slots a kernel may write its output into when it is their last reader (buffer
+        # forwarding, :mod:`graphcore.kernels.forwarding`): those a kernel computes in
+        # this step -- not constants, fed values or folded (memoized) values, nor what
+        # the step returns; variables' values come through _deref or as refs, which the
+        # kernels never forward.
+        owned = {slot for slot, pos in producer.items() if pos not in folded} \
+            - consts - defined - kept
+
+        def capture_and_clear(at: int) -> None:
+            for pos in captures.get(at, ()):
+                shapes = [f"_shape({ref(i)})" for i in program[pos][1]]
+                body.append(f"    r{pos} = {shapes[0] if folded[pos] else _tuple(shapes)}")
+            body.extend(f"    s{i} = None" for i in clear_at.get(at, ()) if i in defined)
+
+        capture_and_clear(-1)
+        for pos, (fn, ins, out, nout, deref, needs_step, _) in enumerate(program):
             names[f"f{pos}"] = fn
             if pos in folded:
-                if folded[pos] is not None:  # a Shape/Size/Rank: keep its inputs' shapes
-                    shapes = [f"_shape({ref(i)})" for i in ins]
-                    body.append(f"    r{pos} = {shapes[0] if folded[pos] else _tuple(shapes)}")
                 if pos in frontier:
                     body.extend(self._fold_call(pos, frontier[pos], folded, names, consts))
                     defined.update(out + i for i in range(nout))
-                body.extend(f"    s{i} = None" for i in last
-                            if i not in consts and i in defined)
+                capture_and_clear(pos)
                 continue
+            if FORWARDING:
+                fn = names[f"f{pos}"] = forwarding.variant(fn, tuple(
+                    last_use.get(i) == pos and i in owned and ins.count(i) == 1 and
+                    (deref is None or not deref[j]) for j, i in enumerate(ins)))
             inputs = [ref(i) for i in ins]
             if deref is not None:
                 inputs = [f"_deref({a})" if d else a for a, d in zip(inputs, deref)]
@@ -335,7 +374,7 @@ class PartitionExecutor:
                 body.append(f"    {', '.join(targets)}, = {call}")
             else:
                 body.append(f"    {call}")
-            body.extend(f"    s{i} = None" for i in last if i not in consts)
+            capture_and_clear(pos)
         body.append("    retvals = step.retvals")
         for index, slot, deref_value in self._retval_slots:
             value = ref(slot)

@@ -173,8 +173,9 @@ def test_a_library_that_does_not_load_is_skipped_with_a_warning(monkeypatch, cap
 def test_onednn_team_follows_intra_op_threads_product_size_and_timings():
     """oneDNN's OpenMP team: one thread under SERIAL_MACS; above it, per product shape,
     the intra-op thread count (intra_op_parallelism_threads, never over OpenMP's own
-    maximum) or one thread, whichever the shape's moving-average timings say is faster,
-    the other size every TEAM_PROBE-th product."""
+    maximum) or one thread, whichever the median of the shape's last TEAM_WINDOW timings
+    says is faster, the other size every TEAM_PROBE-th product (one slow probe or one
+    slow product does not flip the choice)."""
     from graphcore.kernels import intra_op
 
     lib = blas._choice().gemm.get(np.dtype(np.float32))
@@ -186,6 +187,7 @@ def test_onednn_team_follows_intra_op_threads_product_size_and_timings():
     assert 64 ** 3 < blas.SERIAL_MACS <= 128 ** 3
     saved = intra_op.threads()
     key = (128, 128, 128, False, False)
+    window = blas.TEAM_WINDOW
     try:
         intra_op.set_threads(1)
         np.testing.assert_allclose(blas.matmul(big, big), big @ big, rtol=1e-4, atol=1e-3)
@@ -195,20 +197,24 @@ def test_onednn_team_follows_intra_op_threads_product_size_and_timings():
         if full > 1:
             lib._timings.pop(key, None)
             sizes = []
-            for _ in range(2):  # the first two products time both sizes
+            for _ in range(2 * window):  # the first products time both sizes in turn
                 np.testing.assert_allclose(blas.matmul(big, big), big @ big, rtol=1e-4,
                                            atol=1e-3)
                 sizes.append(lib._team.size)
-            assert sizes == [full, 1]
+            assert sizes == [full, 1] * window
             probe = blas.TEAM_PROBE
-            for one, team in ((1.0, full), (0.5, 1)):
-                lib._timings[key] = [2, one, 0.75, probe, probe]
+            calls = 2 * window
+            for one, team in (([1.0, 1.0, 0.1], full), ([0.5, 9.0, 0.5], 1)):
+                # (medians: one thread 1.0 against 0.75 / 0.5 against 0.75, each with an
+                # outlier that a mean would follow)
+                lib._timings[key] = [calls, calls + probe, probe, list(one), [0.75, 0.7, 9.0]]
                 blas.matmul(big, big)
                 assert lib._team.size == team
-            lib._timings[key] = [probe - 1, 0.5, 0.75, probe, probe]
+            lib._timings[key] = [probe - 1, probe, probe, [0.5, 0.5, 0.5], [0.75] * window]
             blas.matmul(big, big)
             assert lib._team.size == full  # the probe; faster than 1.25 x 0.5 s
-            assert lib._timings[key][3:] == [2 * probe, probe]
+            assert lib._timings[key][1:3] == [2 * probe, probe]
+            assert len(lib._timings[key][4]) == window
         np.testing.assert_allclose(blas.matmul(small, small), small @ small, rtol=1e-4,
                                    atol=1e-3)
         assert lib._team.size == 1
