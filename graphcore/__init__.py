@@ -145,6 +145,7 @@ from graphcore.ops.sparse_serialize_ops import (
 )
 from graphcore import data, queue
 from graphcore import lookup
+from graphcore import feature_column
 from graphcore.ops.lookup_ops import initialize_all_tables, tables_initializer
 from graphcore import audio, bitwise, config, linalg, math, mixed_precision, profiler, types
 from graphcore import image

@@ -201,6 +201,24 @@ register_kernel("LowerBound")(_bound("left"))
 register_kernel("UpperBound")(_bound("right"))
 
 
+@register_kernel("Bucketize")
+def _bucketize(ctx: KernelContext):
+    boundaries = np.asarray(ctx.attr("boundaries"), np.float32)
+    if np.any(boundaries[1:] < boundaries[:-1]):
+        raise _invalid("Expected sorted boundaries")
+
+    def compute(x):
+        x = np.asarray(x)
+        # TF compares in float (integers are converted), or in double for double input.
+        if x.dtype == np.float64:
+            out = np.searchsorted(boundaries.astype(np.float64), x, side="right")
+        else:
+            out = np.searchsorted(boundaries, x.astype(np.float32), side="right")
+        return (out.astype(np.int32).reshape(x.shape),)
+
+    return compute
+
+
 @register_kernel("Bincount")
 def _bincount(ctx: KernelContext):
     out = ctx.output_types[0].as_numpy_dtype

@@ -13,6 +13,7 @@ from graphcore.framework import op_registry, tensor_conversion, tensor_util
 from graphcore.framework import ops as ops_lib
 from graphcore.framework import tensor_shape as shape_lib
 from graphcore.framework.op_def_library import apply_op
+from graphcore.framework.sparse_tensor import SparseTensor, SparseTensorValue
 from graphcore.ops import gen_array_ops  # noqa: F401 - registers the array ops
 from graphcore.platform.deprecation import deprecated_argument_lookup
 from graphcore.protobuf import attr_value_pb2
@@ -657,6 +658,10 @@ def ones(shape: Any, dtype: Any = dtypes_lib.float32, name: str | None = None) -
 def _shape_internal(input: Any, name: str | None = None, optimize: bool = True,  # noqa: A002
                     out_type: Any = None) -> ops_lib.Tensor:
     with ops_lib.name_scope(name, "Shape", [input]) as scope:
+        if isinstance(input, (SparseTensor, SparseTensorValue)):
+            # TF: a SparseTensor's shape is its dense_shape.
+            return apply_op("Cast", x=input.dense_shape,
+                            DstT=dtypes_lib.int32 if out_type is None else out_type).outputs[0]
         input = tensor_conversion.convert_to_tensor(input)
         s = input.shape
         if optimize and s.is_fully_defined():

@@ -11,7 +11,7 @@ from graphcore.framework.op_def_library import apply_op
 from graphcore.ops import array_ops, manip_ops, math_ops
 
 for _op_type in ("Bitcast", "BroadcastArgs", "LinSpace", "UnravelIndex", "Unique", "UniqueWithCounts", "ListDiff",
-                 "UpperBound", "LowerBound", "Bincount", "HistogramFixedWidth"):
+                 "UpperBound", "LowerBound", "Bucketize", "Bincount", "HistogramFixedWidth"):
     NotDifferentiable(_op_type)
 
 

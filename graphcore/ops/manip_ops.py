@@ -1,6 +1,6 @@
 """Array manipulation beyond the core array ops (TF's manip_ops and the rest of its
 array_ops): broadcast_to, linspace, meshgrid, repeat, roll, reverse_sequence,
-unravel_index, ensure_shape, unique, setdiff1d, searchsorted, bincount and
+unravel_index, ensure_shape, unique, setdiff1d, searchsorted, bucketize, bincount and
 histogram_fixed_width, with TF's OpDefs and shape functions. Kernels:
 :mod:`graphcore.kernels.manip_kernels`; gradients: :mod:`graphcore.ops.manip_grad`."""
 
@@ -17,7 +17,7 @@ from graphcore.framework.tensor_conversion import convert_to_tensor
 from graphcore.ops import array_ops, math_ops
 
 __all__ = [
-    "bincount", "bitcast", "histogram_fixed_width_bins", "broadcast_dynamic_shape", "broadcast_static_shape", "broadcast_to",
+    "bincount", "bitcast", "bucketize", "histogram_fixed_width_bins", "broadcast_dynamic_shape", "broadcast_static_shape", "broadcast_to",
     "ensure_shape", "guarantee_const", "histogram_fixed_width", "lin_space", "linspace",
     "meshgrid", "parallel_stack", "repeat", "reverse_sequence", "roll", "searchsorted",
     "setdiff1d", "unique", "unique_with_counts", "unravel_index",
@@ -122,12 +122,22 @@ _reg("ListDiff").input("x: T").input("y: T").output("out: T").output("idx: out_i
 for _bound in ("UpperBound", "LowerBound"):
     _reg(_bound).input("sorted_inputs: T").input("values: T").output("output: out_type") \
         .attr("T: type").attr(f"out_type: {_INDEX} = DT_INT32").shape_fn(_bound_shape)
+_reg("Bucketize").input("input: T").output("output: int32") \
+    .attr("T: {int32, int64, float, double}").attr("boundaries: list(float)") \
+    .shape_fn(common_shapes.unchanged_shape)
 _reg("Bincount").input("arr: int32").input("size: int32").input("weights: T") \
     .output("bins: T").attr("T: {int32, int64, float, double}") \
     .shape_fn(lambda op: [shape_lib.TensorShape([None])])
 _reg("HistogramFixedWidth").input("values: T").input("value_range: T").input("nbins: int32") \
     .output("out: dtype").attr("T: {int32, int64, float, double}") \
     .attr(f"dtype: {_INDEX} = DT_INT32").shape_fn(_histogram_shape)
+
+
+def bucketize(input: Any, boundaries: Any, name: str | None = None) -> ops_lib.Tensor:  # noqa: A002
+    """The index of each value's bucket among the sorted ``boundaries`` (how many of them
+    are <= the value), as int32 (TF's private ``math_ops._bucketize``)."""
+    return apply_op("Bucketize", name=name, input=input,
+                    boundaries=[float(b) for b in boundaries]).outputs[0]
 
 
 def broadcast_to(input: Any, shape: Any, name: str | None = None) -> ops_lib.Tensor:  # noqa: A002

@@ -14,6 +14,7 @@ from graphcore.framework import dtypes as dtypes_lib
 from graphcore.framework import ops as ops_lib
 from graphcore.framework import tensor_util
 from graphcore.framework.op_def_library import apply_op
+from graphcore.framework.sparse_tensor import SparseTensor
 from graphcore.framework.tensor_conversion import convert_to_tensor
 from graphcore.ops import (
     array_ops,
@@ -366,6 +367,9 @@ def cast(x: Any, dtype: Any, name: str | None = None) -> ops_lib.Tensor:
     if isinstance(x, _T) and base_type == x.dtype:
         return x
     with ops_lib.name_scope(name, "Cast", [x]) as scope:
+        if isinstance(x, SparseTensor):
+            return SparseTensor(x.indices, cast(x.values, base_type, name=scope),
+                                x.dense_shape)
         x = convert_to_tensor(x, name="x")
         if x.dtype != base_type:
             x = _op("Cast", scope, x=x, DstT=base_type)
