@@ -12,6 +12,7 @@ from graphcore.framework import function as function_lib
 from graphcore.framework import ops as ops_lib
 from graphcore.framework import tensor_shape as shape_lib
 from graphcore.framework.op_def_library import apply_op
+from graphcore.ops import random_ops
 
 __all__ = ["Iterator", "get_output_classes", "get_output_shapes", "get_output_types",
            "make_initializable_iterator", "make_one_shot_iterator"]
@@ -116,6 +117,9 @@ class Iterator(HasStructure):
 def make_one_shot_iterator(dataset: Any) -> Iterator:
     """An iterator that goes over ``dataset`` once, needing no initialization; the
     dataset is rebuilt inside by a function of copies of its ops (no placeholders)."""
+    # TF draws an op seed here (for its dataset function's graph seed): the seedless
+    # random ops made after it must get the seeds they get in TF.
+    random_ops.get_seed(None)
     factory = function_lib.function_from_subgraph(dataset._variant_tensor, "_make_dataset")
     with ops_lib.colocate_with(dataset._variant_tensor.op):
         resource = apply_op("OneShotIterator", dataset_factory=factory,

@@ -70,6 +70,28 @@ def test_script_runs_unmodified_and_reaches_tensorflows_accuracy(script, tmp_pat
                                tmp_path / "tf" / "tensorflow/mnist/logs")
 
 
+def test_feature_column_script_prints_what_tensorflow_prints(tmp_path):
+    """census_feature_columns_style.py (tf.data CSV -> feature columns -> input_layer and
+    dense layers, linear_model): the same variables, parse spec, losses and accuracy as
+    on TensorFlow, line for line."""
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", TF_USE_LEGACY_KERAS="1",
+               PYTHONPATH=str(ROOT))
+
+    def run(runner: list[str]) -> str:
+        out = subprocess.run(runner + [str(HERE / "census_feature_columns_style.py"),
+                                       "--data_dir", str(tmp_path), "--steps", "100"],
+                             capture_output=True, text=True, timeout=600, env=env,
+                             cwd=tmp_path)
+        assert out.returncode == 0, out.stderr[-3000:]
+        return out.stdout
+
+    ours = run(OURS)
+    assert "dnn/input_layer/occupation_embedding/embedding_weights [50, 8]" in ours
+    assert re.search(r"^accuracy 0\.[5-9]", ours, re.M), ours
+    _tensorflow_or_skip()
+    assert ours == run(TF_RUNNER)
+
+
 def _events(tf_ref, directory: Path) -> list:
     files = sorted(directory.glob("events.out.tfevents.*"))
     assert len(files) == 1, files
