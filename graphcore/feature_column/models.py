@@ -18,6 +18,7 @@ from graphcore.feature_column.base import (
 from graphcore.framework import ops as ops_lib
 from graphcore.ops import array_ops, embedding_ops, init_ops, math_ops, nn_ops, sparse_ops
 from graphcore.ops import variable_scope as vs
+from graphcore.ops.variables import PartitionedVariable
 
 __all__ = ["input_layer", "linear_model", "make_parse_example_spec"]
 
@@ -136,7 +137,9 @@ def linear_model(features: dict, feature_columns: Any, units: int = 1,
                                    initializer=init_ops.zeros_initializer(),
                                    trainable=trainable, collections=weight_collections)
             predictions = nn_ops.bias_add(no_bias, bias, name="weighted_sum")
-            found["bias"] = [bias]
+            # TF lists the bias layer's first variable: one partition of a partitioned one.
+            found["bias"] = [bias] if not isinstance(bias, PartitionedVariable) else \
+                [list(bias)[0]]
     if cols_to_vars is not None:
         cols_to_vars.update(found)
     return predictions

@@ -699,6 +699,10 @@ def size(input: Any, name: str | None = None,  # noqa: A002
 def rank(input: Any, name: str | None = None) -> ops_lib.Tensor:  # noqa: A002
     """The rank of ``input`` (a Const when statically known)."""
     with ops_lib.name_scope(name, "Rank", [input]) as scope:
+        if isinstance(input, (SparseTensor, SparseTensorValue)):
+            # TF: a SparseTensor's rank is the size of its dense_shape.
+            return apply_op("Size", name=scope, input=input.dense_shape,
+                            out_type=dtypes_lib.int32).outputs[0]
         input = tensor_conversion.convert_to_tensor(input)
         if input.shape.ndims is not None:
             return constant(input.shape.ndims, dtype=dtypes_lib.int32, name=scope)

@@ -139,7 +139,10 @@ CASES = {
                       {"trainable": False, "weight_collections": ["extra"]}),
     "linear_sum": (_linear, "linear_model", {"units": 2}),
     "linear_mean": (_linear, "linear_model", {"sparse_combiner": "mean"}),
-    "linear_sqrtn": (_linear, "linear_model", {"units": 3, "sparse_combiner": "sqrtn"}),
+    # Variables split by the enclosing scope's partitioner.
+    "partitioned_embeddings": (_hash_identity, "input_layer", {"partitioned": True}),
+    "partitioned_linear_sqrtn": (_linear, "linear_model",
+                                 {"units": 3, "sparse_combiner": "sqrtn", "partitioned": True}),
 }
 
 
@@ -151,10 +154,13 @@ def _values(shapes):
 
 def _run(lib, case, files, values=None):
     build, model, kwargs = CASES[case]
+    kwargs = dict(kwargs)
+    partitioner = kwargs.pop("partitioned", False)
     with lib.Graph().as_default() as g:
         columns = build(lib.feature_column, lib, files)
         cols_to_vars = {}
-        with lib.variable_scope("model"):
+        with lib.variable_scope("model", partitioner=(lib.fixed_size_partitioner(2)
+                                                      if partitioner else None)):
             out = getattr(lib.feature_column, model)(_features(lib), columns,
                                                      cols_to_vars=cols_to_vars, **kwargs)
         loss = lib.reduce_sum(lib.square(out) * lib.cast(lib.range(1, 1 + lib.size(out)),
@@ -175,12 +181,13 @@ def _run(lib, case, files, values=None):
             # may be known in TF only.
             "out_shape": out.shape.as_list()[1:],
         }
+        slots = {v.op.name: lib.placeholder(v.dtype.base_dtype, v.shape) for v in variables}
+        load = lib.group(*[v.assign(slots[v.op.name]) for v in variables])
         with lib.Session() as sess:
             sess.run([lib.global_variables_initializer(), lib.tables_initializer()])
             if values is None:
                 values = _values(info["shapes"])
-            for v in variables:
-                v.load(values[v.op.name], sess)
+            sess.run(load, {slots[name]: value for name, value in values.items()})
             info["out0"] = sess.run(out)
             sess.run(step)
             info["out1"], after = sess.run([out, variables])
@@ -199,6 +206,39 @@ def test_models_match_tf(case, files):
     for name, value in want["after"].items():
         np.testing.assert_allclose(got["after"][name], value, rtol=1e-4, atol=1e-5,
                                    err_msg=name)
+
+
+def _fed(lib):
+    """input_layer and linear_model over placeholders: a dense one of unknown rank, a
+    sparse one, an int one with -1 cells."""
+    fc = lib.feature_column
+    x, occ, ids = (lib.placeholder(lib.float32), lib.sparse_placeholder(lib.string),
+                   lib.placeholder(lib.int64, [None, None]))
+    features = {"x": x, "occ": occ, "i": ids}
+    hashed = fc.categorical_column_with_hash_bucket("occ", 20)
+    cols = [fc.numeric_column("x"), fc.embedding_column(hashed, 3),
+            fc.indicator_column(fc.categorical_column_with_identity("i", 4))]
+    out = fc.input_layer(features, cols)
+    lm = fc.linear_model(features, [fc.numeric_column("x"), hashed], units=2)
+    feed = {x: [1.0, 2.0], ids: [[1, -1], [3, 3]],
+            occ: lib.SparseTensorValue([[0, 0], [1, 1]], ["a", "b"], [2, 2])}
+    with lib.Session() as sess:
+        sess.run([lib.global_variables_initializer(), lib.tables_initializer()])
+        for v in lib.global_variables():
+            shape = v.shape.as_list()
+            v.load(np.linspace(-1, 1, int(np.prod(shape))).reshape(shape), sess)
+        return out.shape.as_list()[1:], sess.run([out, lm], feed)
+
+
+def test_fed_features_match_tf():
+    results = []
+    for lib in (tf1, tf):
+        with lib.Graph().as_default():
+            results.append(_fed(lib))
+    (want_shape, want), (got_shape, got) = results
+    assert got_shape == want_shape
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w, rtol=1e-6)
 
 
 def _parse(lib, files):
