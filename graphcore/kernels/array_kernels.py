@@ -155,6 +155,14 @@ def _invalid(msg: str) -> errors.InvalidArgumentError:
     return errors.InvalidArgumentError(None, None, msg)
 
 
+def frozen(value) -> bool:
+    """Whether ``value`` is an ndarray whose contents cannot change (read-only, over its
+    own memory or immutable bytes): a constant's or a folded value, which a kernel may
+    keep what it parsed from, keyed by the array's identity."""
+    return type(value) is np.ndarray and not value.flags.writeable and \
+        (value.base is None or type(value.base) is bytes)
+
+
 def _shape_str(shape) -> str:
     """TF's TensorShape::DebugString: ``[2,3]``."""
     return "[" + ",".join(str(d) for d in shape) + "]"
@@ -245,46 +253,60 @@ def _strided_slice_grad(ctx: KernelContext):
 @register_kernel("Reshape")
 def _reshape(ctx: KernelContext):
     del ctx
+    # (shape array, input shape, sizes) of the last call: a constant or folded shape (the
+    # same unchanging array every step) is parsed once per input shape.
+    last = [(None, None, None)]
 
     def compute(x, shape):
         x = np.asarray(x)
-        if np.ndim(shape) != 1:
-            raise _invalid(f"sizes input must be 1-D, not {_shape_str(np.shape(shape))}")
-        sizes = _ints(shape)
-        unknown = -1
-        product = 1
-        has_zero = False
-        for i, s in enumerate(sizes):
-            if s == -1:
-                if unknown >= 0:
-                    raise _invalid(f"Only one input size may be -1, not both {unknown} and {i}")
-                unknown = i
-            elif s < 0:
-                raise _invalid(f"Size {i} must be non-negative, not {s}")
-            elif s == 0:
-                has_zero = True
-            else:
-                product *= s
-        if unknown >= 0:
-            n_in = 1
-            input_has_zero = False
-            for d in x.shape:
-                if d > 0 or not has_zero:
-                    n_in *= d
-                else:
-                    input_has_zero = True
-            missing = n_in // product
-            if not input_has_zero and product * missing != n_in:
-                raise _invalid(f"Input to reshape is a tensor with {n_in} values, but the "
-                               f"requested shape requires a multiple of {product}")
-            sizes[unknown] = missing
-        total = math.prod(sizes)
-        if total != x.size:
-            raise _invalid(f"Input to reshape is a tensor with {x.size} values, but the "
-                           f"requested shape has {total}")
+        seen, in_shape, sizes = last[0]
+        if shape is seen and x.shape == in_shape:
+            return (x.reshape(sizes),)
+        sizes = tuple(_reshape_sizes(x, shape))
+        if frozen(shape):
+            last[0] = shape, x.shape, sizes
         return (x.reshape(sizes),)
 
     return compute
+
+
+def _reshape_sizes(x: np.ndarray, shape) -> list[int]:
+    """The output shape of Reshape(x, shape), -1 resolved, as TF's kernel checks it."""
+    if np.ndim(shape) != 1:
+        raise _invalid(f"sizes input must be 1-D, not {_shape_str(np.shape(shape))}")
+    sizes = _ints(shape)
+    unknown = -1
+    product = 1
+    has_zero = False
+    for i, s in enumerate(sizes):
+        if s == -1:
+            if unknown >= 0:
+                raise _invalid(f"Only one input size may be -1, not both {unknown} and {i}")
+            unknown = i
+        elif s < 0:
+            raise _invalid(f"Size {i} must be non-negative, not {s}")
+        elif s == 0:
+            has_zero = True
+        else:
+            product *= s
+    if unknown >= 0:
+        n_in = 1
+        input_has_zero = False
+        for d in x.shape:
+            if d > 0 or not has_zero:
+                n_in *= d
+            else:
+                input_has_zero = True
+        missing = n_in // product
+        if not input_has_zero and product * missing != n_in:
+            raise _invalid(f"Input to reshape is a tensor with {n_in} values, but the "
+                           f"requested shape requires a multiple of {product}")
+        sizes[unknown] = missing
+    total = math.prod(sizes)
+    if total != x.size:
+        raise _invalid(f"Input to reshape is a tensor with {x.size} values, but the "
+                       f"requested shape has {total}")
+    return sizes
 
 
 @register_kernel("ExpandDims")

@@ -10,6 +10,7 @@ import numpy as np
 
 from graphcore.framework import errors
 from graphcore.kernels import blas, forwarding
+from graphcore.kernels.array_kernels import frozen
 from graphcore.kernels.registry import KernelContext, register_kernel
 
 
@@ -451,9 +452,16 @@ def _reduction(op_type: str):
         keep = ctx.node_def.attr["keep_dims"].b
         out = _out(ctx)
 
+        # (axes array, input rank, axes) of the last call (see Reshape's).
+        last = [(None, None, None)]
+
         def compute(x, axes):
             x = np.asarray(x)
-            ax = _reduction_axes(x, axes)
+            seen, rank, ax = last[0]
+            if axes is not seen or x.ndim != rank:
+                ax = _reduction_axes(x, axes)
+                if frozen(axes):
+                    last[0] = axes, x.ndim, ax
             if not ax:  # nothing to reduce: the input itself, as TF forwards it
                 return (_cast_to(x, out),)
             r = reducer(x, ax, keep, out)
