@@ -49,6 +49,7 @@ def _features(lib):
         "id2": lib.constant([[0, 2], [4, 4], [1, -1]], dtype=lib.int64),
         "w": _sparse(lib, [[0, 0], [0, 1], [2, 0]], [0.5, 2.0, 1.5], [3, 2]),
         "sw": lib.constant([[2.0, 0.0], [1.0, 3.0], [0.5, 1.0]]),
+        "wi": lib.constant([[2, 1], [1, 0], [3, 1]]),
         "h": _sparse(lib, [[0, 0], [1, 0], [1, 1], [2, 1]], ["apple", "pear", "fig", "kiwi"],
                      [3, 2]),
         "hi": lib.constant([[7], [123456789], [-5]], dtype=lib.int64),
@@ -126,9 +127,20 @@ def _linear(fc, lib, f):
                fc.indicator_column(fc.categorical_column_with_identity("id", 8))])
 
 
+def _misc(fc, lib, f):
+    pair = fc.bucketized_column(fc.numeric_column("a", shape=(2,)), [0.0, 1.0, 2.0])
+    return [fc.indicator_column(pair), fc.embedding_column(pair, 2),
+            fc.embedding_column(fc.categorical_column_with_vocabulary_file(
+                "u", f["words"], vocabulary_size=2), 2, trainable=False),
+            fc.numeric_column("b", dtype=lib.int64, default_value=3),
+            fc.indicator_column(fc.weighted_categorical_column(
+                fc.categorical_column_with_identity("id2", 5), "wi", dtype=lib.int32))]
+
+
 # name -> (columns, model, model kwargs)
 CASES = {
     "numeric_bucketized": (_numeric, "input_layer", {}),
+    "misc": (_misc, "input_layer", {}),
     "vocabulary": (_vocabulary, "input_layer", {}),
     "hash_identity": (_hash_identity, "input_layer", {}),
     "weighted": (_weighted, "input_layer", {}),

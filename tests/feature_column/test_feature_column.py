@@ -99,3 +99,18 @@ def test_index_table_from_tensor_with_oov_buckets():
         table = index_table_ops.index_table_from_tensor(["a", "b"], num_oov_buckets=3)
         ids = _run(table.lookup(tf.constant(["b", "a", "zzz"])))
     assert ids[:2].tolist() == [1, 0] and 2 <= ids[2] < 5
+
+
+def test_embedding_column_initialized_from_checkpoint(tmp_path):
+    table = np.arange(8, dtype=np.float32).reshape(4, 2)
+    with tf.Graph().as_default():
+        emb = tf.Variable(table, name="emb")
+        with tf.Session() as sess:
+            sess.run(emb.initializer)
+            path = tf.train.Saver([emb]).save(sess, str(tmp_path / "model.ckpt"))
+    with tf.Graph().as_default():
+        column = fc.embedding_column(fc.categorical_column_with_identity("i", 4), 2,
+                                     combiner="sum", ckpt_to_load_from=path,
+                                     tensor_name_in_ckpt="emb")
+        out = fc.input_layer({"i": tf.constant([[3], [1]], tf.int64)}, [column])
+        np.testing.assert_allclose(_run(out), table[[3, 1]])
