@@ -95,14 +95,20 @@ class SequenceNumericColumn(
         sp_tensor = inputs.get(self.key)
         if self.normalizer_fn is not None:
             sp_tensor = self.normalizer_fn(sp_tensor)
-        dense = sparse_ops.sparse_tensor_to_dense(sp_tensor, default_value=self.default_value)
-        dense_shape = array_ops.concat(
-            [array_ops.shape(dense)[:1], [-1], list(self.shape)], axis=0)
-        dense = array_ops.reshape(dense, shape=dense_shape)
-        num_elements = (self.variable_shape.num_elements() if sp_tensor.shape.ndims == 2
-                        else 1)
-        return TensorSequenceLengthPair(
-            dense, sequence_length_from_sparse_tensor(sp_tensor, num_elements=num_elements))
+        return sequence_dense_tensor(sp_tensor, self.shape, self.default_value)
+
+
+def sequence_dense_tensor(sp_tensor: Any, shape: tuple,
+                          default_value: Any) -> TensorSequenceLengthPair:
+    """A sequence numeric column's [batch, time, *shape] dense values and sequence
+    lengths from its SparseTensor."""
+    variable_shape = shape_lib.TensorShape(shape)
+    dense = sparse_ops.sparse_tensor_to_dense(sp_tensor, default_value=default_value)
+    dense_shape = array_ops.concat([array_ops.shape(dense)[:1], [-1], list(shape)], axis=0)
+    dense = array_ops.reshape(dense, shape=dense_shape)
+    num_elements = variable_shape.num_elements() if sp_tensor.shape.ndims == 2 else 1
+    return TensorSequenceLengthPair(
+        dense, sequence_length_from_sparse_tensor(sp_tensor, num_elements=num_elements))
 
 
 def sequence_numeric_column(key: str, shape: Any = (1,), default_value: Any = 0.,

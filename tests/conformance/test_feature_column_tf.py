@@ -402,3 +402,47 @@ def test_errors_match_tf(case):
     assert got is not None and got[0] == want[0], (got, want)
     # Column reprs name TF's classes; compare the messages up to the first repr.
     assert got[1].split("(")[0] == want[1].split("(")[0], (got, want)
+
+
+def _sequence_input(lib):
+    """tf.contrib.feature_column.sequence_input_layer (graphcore) / Keras' SequenceFeatures
+    (TF 2.21, the same computation) and concatenate_context_input."""
+    fc = lib.feature_column
+    contrib_fc = tf.contrib.feature_column if lib is tf else None
+    numeric = (contrib_fc or fc).sequence_numeric_column("x", default_value=-1.0)
+    columns = [fc.embedding_column(fc.sequence_categorical_column_with_identity("ids", 4), 2,
+                                   initializer=lib.constant_initializer(
+                                       np.arange(8.0).reshape(4, 2))),
+               fc.indicator_column(fc.sequence_categorical_column_with_vocabulary_list(
+                   "words", ["a", "b", "c"], num_oov_buckets=1)), numeric]
+    rows = [[0, 0], [0, 1], [1, 0], [2, 0], [2, 1], [2, 2]]
+    features = {
+        "ids": _sparse(lib, [[0, 0], [0, 1], [1, 0], [2, 2]], [1, 2, 3, 0], [3, 3], lib.int64),
+        "words": _sparse(lib, rows, ["a", "c", "zz", "b", "b", "a"], [3, 3]),
+        "x": _sparse(lib, rows, [1.0, 2.0, 4.0, 6.0, 7.0, 8.0], [3, 3])}
+    if lib is tf:
+        out, length = contrib_fc.sequence_input_layer(features, columns)
+        with_context = contrib_fc.concatenate_context_input(
+            lib.constant([[1.0], [2.0], [3.0]]), out)
+    else:
+        from tensorflow.python.feature_column import sequence_feature_column
+        tf_keras = pytest.importorskip("tf_keras")
+        out, length = tf_keras.experimental.SequenceFeatures(columns)(features)
+        with_context = sequence_feature_column.concatenate_context_input(
+            lib.constant([[1.0], [2.0], [3.0]]), out)
+    with lib.Session() as sess:
+        sess.run([lib.global_variables_initializer(), lib.tables_initializer()])
+        return sess.run([out, length, with_context])
+
+
+def test_contrib_sequence_input_layer_matches_tf():
+    results = []
+    for lib in (tf1, tf):
+        with lib.Graph().as_default():
+            results.append(_sequence_input(lib))
+    for got, want in zip(results[1], results[0]):
+        np.testing.assert_allclose(got, want)
+    with tf.Graph().as_default():
+        with pytest.raises(ValueError, match="must be of type _SequenceDenseColumn"):
+            tf.contrib.feature_column.sequence_input_layer(
+                {"a": tf.constant([[1.0]])}, [tf.feature_column.numeric_column("a")])
