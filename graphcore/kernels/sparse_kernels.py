@@ -480,3 +480,14 @@ def _cwise(ufunc):
 
 register_kernel("SparseDenseCwiseAdd")(_cwise(np.add))
 register_kernel("SparseDenseCwiseMul")(_cwise(np.multiply))
+
+
+def _divide(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """C++'s ``/``: integers truncated toward zero."""
+    if x.dtype.kind in "iu":
+        q = np.abs(x) // np.abs(y)
+        return np.where((x < 0) != (y < 0), -q, q)
+    return np.true_divide(x, y)
+
+
+register_kernel("SparseDenseCwiseDiv")(_cwise(_divide))

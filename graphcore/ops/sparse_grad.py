@@ -99,8 +99,8 @@ def _sparse_tensor_dense_matmul_grad(op: ops_lib.Operation, grad: Any) -> list:
     return [None, array_ops.squeeze(a_values_grad, axis=[-2, -1]), None, b_grad]
 
 
-@RegisterGradient("SparseDenseCwiseMul")
-def _sparse_dense_cwise_mul_grad(op: ops_lib.Operation, grad: Any) -> list:
+def _sparse_dense_cwise_mul_or_div_grad(op: ops_lib.Operation, grad: Any,
+                                        is_mul: bool) -> list:
     x_indices, x_shape, y = op.inputs[0], op.inputs[2], op.inputs[3]
     y_shape = math_ops.cast(array_ops.shape(y), dtypes_lib.int64)
     num_added_dims = array_ops.expand_dims(array_ops.size(x_shape) - array_ops.size(y_shape), 0)
@@ -111,11 +111,25 @@ def _sparse_dense_cwise_mul_grad(op: ops_lib.Operation, grad: Any) -> list:
     scaled_indices = array_ops.slice(scaled_indices,
                                      array_ops.concat([[0], num_added_dims], 0), [-1, -1])
     dense_vals = scatter_ops.gather_nd(y, scaled_indices)
-    dx = grad * dense_vals
-    dy_val = grad * op.inputs[1]
+    if is_mul:
+        dx = grad * dense_vals
+        dy_val = grad * op.inputs[1]
+    else:
+        dx = grad / dense_vals
+        dy_val = grad * (-op.inputs[1] / math_ops.square(dense_vals))
     dy = sparse_ops.sparse_add(array_ops.zeros_like(y),
                                SparseTensor(scaled_indices, dy_val, y_shape))
     return [None, dx, None, dy]
+
+
+@RegisterGradient("SparseDenseCwiseMul")
+def _sparse_dense_cwise_mul_grad(op: ops_lib.Operation, grad: Any) -> list:
+    return _sparse_dense_cwise_mul_or_div_grad(op, grad, True)
+
+
+@RegisterGradient("SparseDenseCwiseDiv")
+def _sparse_dense_cwise_div_grad(op: ops_lib.Operation, grad: Any) -> list:
+    return _sparse_dense_cwise_mul_or_div_grad(op, grad, False)
 
 
 @RegisterGradient("SparseDenseCwiseAdd")

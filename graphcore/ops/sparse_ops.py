@@ -1,8 +1,8 @@
 """Sparse-tensor ops (TF's sparse_ops): the OpDefs and shape functions of
 SparseTensorDenseMatMul, SparseToDense, SparseAdd (+SparseAddGrad), SparseTensorDenseAdd,
 SparseReshape, SparseReorder, SparseConcat, SparseReduceSum, SparseSoftmax,
-SparseFillEmptyRows (+Grad), SparseSlice (+Grad), SparseSplit, SparseDenseCwiseAdd/Mul,
-and the TF1 Python API over SparseTensors (``tf.sparse_tensor_dense_matmul``,
+SparseFillEmptyRows (+Grad), SparseSlice (+Grad), SparseSplit, SparseDenseCwiseAdd/Mul/Div
+(a SparseTensor's ``*``, ``/`` with a dense tensor), and the TF1 Python API over SparseTensors (``tf.sparse_tensor_dense_matmul``,
 ``tf.sparse_to_dense``, ``tf.sparse_add``, ``tf.sparse_placeholder``...) built as TF
 builds it. Gradients in :mod:`graphcore.ops.sparse_grad`, kernels in
 :mod:`graphcore.kernels.sparse_kernels`."""
@@ -193,12 +193,38 @@ _register("SparseSplit", ["split_dim: int64"] + _SP,
           ["output_indices: num_split * int64", "output_values: num_split * T",
            "output_shape: num_split * int64"], ["num_split: int >= 1", "T: type"],
           _split_shape)
-for _cwise in ("SparseDenseCwiseAdd", "SparseDenseCwiseMul"):
+for _cwise in ("SparseDenseCwiseAdd", "SparseDenseCwiseMul", "SparseDenseCwiseDiv"):
     _register(_cwise, ["sp_indices: int64", "sp_values: T", "sp_shape: int64", "dense: T"],
               ["output: T"], [f"T: {_NUMBER}"], _values_shape)
 
 
 # -- Python API ----------------------------------------------------------------------------
+
+def _sparse_dense_operator(op_type: str, op_name: str, true_div: bool = False) -> Any:
+    """A SparseTensor's binary operator with a dense ``y`` (broadcast to it): a SparseTensor
+    of the same indices (TF's SparseTensor ``__mul__``, ``__div__``, ``__truediv__``)."""
+
+    def operator(sp_x: SparseTensor, y: Any) -> SparseTensor:
+        with ops_lib.name_scope(None, op_name, [sp_x, y]) as name:
+            y = convert_to_tensor(y, dtype=sp_x.dtype.base_dtype, name="y")
+            values = sp_x.values
+            if true_div and values.dtype.is_integer:
+                # TF's truediv table: small integers in float32, the others in float64.
+                target = (dtypes_lib.float32 if values.dtype.size <= 2
+                          else dtypes_lib.float64)
+                values, y = math_ops.cast(values, target), math_ops.cast(y, target)
+            out = apply_op(op_type, name=name, sp_indices=sp_x.indices, sp_values=values,
+                           sp_shape=sp_x.dense_shape, dense=y).outputs[0]
+            return SparseTensor(sp_x.indices, out, sp_x.dense_shape)
+
+    return operator
+
+
+SparseTensor.__mul__ = _sparse_dense_operator("SparseDenseCwiseMul", "mul")
+SparseTensor.__div__ = _sparse_dense_operator("SparseDenseCwiseDiv", "div")
+SparseTensor.__truediv__ = _sparse_dense_operator("SparseDenseCwiseDiv", "truediv",
+                                                  true_div=True)
+
 
 def _convert_to_sparse_tensor(sp_input: Any) -> SparseTensor:
     if isinstance(sp_input, SparseTensorValue):

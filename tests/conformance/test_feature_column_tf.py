@@ -409,7 +409,8 @@ def _sequence_input(lib):
     (TF 2.21, the same computation) and concatenate_context_input."""
     fc = lib.feature_column
     contrib_fc = tf.contrib.feature_column if lib is tf else None
-    numeric = (contrib_fc or fc).sequence_numeric_column("x", default_value=-1.0)
+    numeric = (contrib_fc or fc).sequence_numeric_column("x", default_value=-1.0,
+                                                         normalizer_fn=lambda t: t * 2.0)
     columns = [fc.embedding_column(fc.sequence_categorical_column_with_identity("ids", 4), 2,
                                    initializer=lib.constant_initializer(
                                        np.arange(8.0).reshape(4, 2))),

@@ -45,6 +45,9 @@ CASES = {
         st, lib.SparseTensor(IND2, lib.constant([5.0, -3.0], lib.float64), [3, 4]))),
     "add_dense": lambda lib, st, st2, v, b: lib.sparse_add(st, lib.reshape(
         lib.concat([b, b[:2]], 0), [3, 4])),
+    "mul_operator": lambda lib, st, st2, v, b: _dense(lib, st * lib.reshape(b, [2, 4])[0]),
+    "truediv_operator": lambda lib, st, st2, v, b: _dense(
+        lib, st / (lib.reshape(b, [2, 4])[1] + 1.0)),
     "reshape": lambda lib, st, st2, v, b: _dense(lib, lib.sparse_reshape(st, [2, -1])),
     "reorder": lambda lib, st, st2, v, b: _dense(lib, lib.sparse_reorder(
         lib.SparseTensor([[2, 3], [0, 1], [1, 0]], v, [3, 4]))),
