@@ -190,7 +190,7 @@ def _wire_bytes(items: Any) -> int:
 
 class _Registered:
     __slots__ = ("executor", "routes", "n_keys", "caller", "caller_slots", "names",
-                 "route_names")
+                 "route_names", "suspending")
 
     def __init__(self, executor: PartitionExecutor, routes: dict[int, Any], n_keys: int,
                  caller_slots: frozenset[int], reply_slots: frozenset[int],
@@ -207,6 +207,9 @@ class _Registered:
         # receives from it.
         self.caller_slots = caller_slots
         self.caller = routes[next(iter(reply_slots))] if reply_slots else None
+        # The step as a generator suspending where it waits on the caller's tensors
+        # (run on the calling thread: see TaskActorImpl._drive), or None: a pool thread.
+        self.suspending = executor.suspending(caller_slots) if caller_slots else None
 
 
 class _Reply:
@@ -261,6 +264,22 @@ class _Run:
             raise self.error
         assert self.result is not None
         return self.result
+
+
+class _Suspended:
+    """A partition started by ``run_begin`` whose step is a generator (see
+    :meth:`PartitionExecutor.suspending`): each call on it (run_begin, resume,
+    finish) runs it on the call's own thread until it waits on the caller's tensors
+    or ends, so no pool thread and no handoff between threads."""
+
+    __slots__ = ("box", "gen", "step", "registered")
+
+    def __init__(self, box: _RemoteRendezvous, gen: Any, step: Step,
+                 registered: _Registered) -> None:
+        self.box = box
+        self.gen = gen
+        self.step = step
+        self.registered = registered
 
 
 class Exchange:
@@ -408,9 +427,10 @@ class TaskActorImpl(JobCoordination, ScriptHost):
         self._mailboxes: dict[str, _RemoteRendezvous] = {}
         self._pending: dict[str, list[tuple[int, Any]]] = {}
         self._aborted: dict[str, str] = {}  # steps aborted before their mailbox existed
-        self._runs: dict[str, _Run] = {}  # partitions started by run_begin
+        self._runs: dict[str, _Run | _Suspended] = {}  # partitions started by run_begin
         self._pool: ThreadPoolExecutor | None = None
         self._calls = {"run": 0, "run_begin": 0, "resume": 0, "finish": 0, "deliver": 0}
+        self._pooled = 0  # run_begin partitions run on a pool thread (not suspending)
         self.traffic = Traffic()
         self._traces: dict[str, tracing.StepTrace] = {}  # traced steps' spans
 
@@ -471,9 +491,11 @@ class TaskActorImpl(JobCoordination, ScriptHost):
     def abort_step(self, step_key: str, message: str) -> None:
         """Wakes this task's partitions of a failed step (their Recvs raise)."""
         with self._lock:
-            self._runs.pop(step_key, None)  # nobody will call finish
+            run = self._runs.pop(step_key, None)  # nobody will call finish
             self._traces.pop(step_key, None)
             box = self._mailboxes.get(step_key)
+            if isinstance(run, _Suspended):  # (nor resume it: a call drives it, if any)
+                self._mailboxes.pop(step_key, None)
             self._pending.pop(step_key, None)
             if box is None:
                 if len(self._aborted) > 1024:
@@ -569,11 +591,7 @@ class TaskActorImpl(JobCoordination, ScriptHost):
         self.traffic.step()
         if args and wire:
             self.traffic.received(_wire_bytes(args.values()))
-        n_args = (max(args) + 1) if args else 0
-        arg_list = [None] * n_args
-        for i, v in args.items():
-            arg_list[i] = v
-        step = Step(arg_list, n_retvals, box)
+        step = Step(_arg_list(args), n_retvals, box)
         stats = None
         try:
             ex = registered.executor
@@ -614,8 +632,19 @@ class TaskActorImpl(JobCoordination, ScriptHost):
             for slot, value in items:
                 Rendezvous.send(box, slot, value)
         reply = box._reply = _Reply(registered.caller, registered.caller_slots)
+        if registered.suspending is not None and not trace:
+            self.traffic.step()
+            if args:
+                self.traffic.received(_wire_bytes(args.values()))
+            step = Step(_arg_list(args), n_retvals, box)
+            suspended = _Suspended(box, registered.suspending(step, step.args), step,
+                                   registered)
+            with self._lock:
+                self._runs[step_key] = suspended
+            return self._drive(step_key, suspended, False)
         run = _Run(box)
         with self._lock:
+            self._pooled += 1
             self._runs[step_key] = run
             if self._pool is None:
                 self._pool = ThreadPoolExecutor(MAX_CONCURRENCY,
@@ -633,6 +662,43 @@ class TaskActorImpl(JobCoordination, ScriptHost):
 
         self._pool.submit(execute)
         return self._answer(step_key, run, reply, "run_begin", trace, t_in)
+
+    def _drive(self, step_key: str, run: _Suspended, final: bool
+               ) -> tuple[list[tuple[int, Any]], Any]:
+        """Runs a suspended partition on this (the call's) thread until it waits on a
+        tensor of its caller not yet here, then answers as :meth:`_answer` does with
+        what it sent the caller; or, ``final`` (a ``finish`` call: the caller sends
+        nothing more), waits for such tensors (other calls may deliver them) and runs
+        it to its end."""
+        box = run.box
+        try:
+            with np.errstate(all="ignore"):
+                for slot in run.gen:
+                    if not final:
+                        box.flush()
+                        return box._reply.take(), None
+                    try:
+                        Rendezvous.recv(box, slot)
+                    except errors.CancelledError:
+                        pass  # the _Recv raises it, with its node named
+            box.flush(final=True)
+        except BaseException as e:
+            box.abort(e)
+            self._end(step_key)
+            raise
+        self._end(step_key)
+        items = box._reply.take() if box._reply is not None else []
+        out = {i: v for i, v in enumerate(run.step.retvals) if v is not None}
+        if out:
+            self.traffic.sent(_wire_bytes(out.values()))
+        return items, (out, b"")
+
+    def _end(self, step_key: str) -> None:
+        """Forgets a step's partition started by run_begin (it ended or failed)."""
+        with self._lock:
+            self._runs.pop(step_key, None)
+            self._mailboxes.pop(step_key, None)
+            self._pending.pop(step_key, None)  # tensors that came after the end
 
     def _answer(self, step_key: str, run: _Run, reply: _Reply, call: str, trace: bool,
                 t_in: int) -> tuple[list[tuple[int, Any]], Any]:
@@ -669,6 +735,12 @@ class TaskActorImpl(JobCoordination, ScriptHost):
             raise errors.AbortedError(None, None, f"Step {step_key} is not running on "
                                                   f"{self.task_name} (cancelled?)")
         box = run.box
+        if isinstance(run, _Suspended):
+            box._reply = _Reply(run.registered.caller, run.registered.caller_slots)
+            self.traffic.received(_wire_bytes(v for _, v in items))
+            for slot, value in items:
+                Rendezvous.send(box, slot, value)
+            return self._drive(step_key, run, False)
         old = box._reply
         reply = box._reply = _Reply(old.caller, old.caller_slots)
         if run.done.is_set():
@@ -691,6 +763,11 @@ class TaskActorImpl(JobCoordination, ScriptHost):
             raise errors.AbortedError(None, None, f"Step {step_key} is not running on "
                                                   f"{self.task_name} (cancelled?)")
         self.traffic.received(_wire_bytes(v for _, v in items))
+        if isinstance(run, _Suspended):
+            run.box._reply = None  # what it sends the caller now goes by deliver
+            for slot, value in items:
+                Rendezvous.send(run.box, slot, value)
+            return self._drive(step_key, run, True)[1]
         if items and not run.done.is_set():
             self._deliver(step_key, items)
         run.done.wait()
@@ -712,10 +789,11 @@ class TaskActorImpl(JobCoordination, ScriptHost):
 
     def call_counts(self) -> dict[str, int]:
         """How many step calls this task has served, by kind (``run``, ``run_begin``,
-        ``resume``, ``finish``, ``deliver``), and how many run_begin partitions are still
-        open."""
+        ``resume``, ``finish``, ``deliver``), how many run_begin partitions are still
+        open, and how many ran on a pool thread (``pooled``: those that wait on tasks
+        other than their caller, or traced; the others run on the calls' threads)."""
         with self._lock:
-            return {**self._calls, "open": len(self._runs)}
+            return {**self._calls, "open": len(self._runs), "pooled": self._pooled}
 
     def load(self) -> dict[str, Any]:
         """This task's load: the bytes its variables hold (slots included) and how many,
@@ -740,6 +818,14 @@ class TaskActorImpl(JobCoordination, ScriptHost):
     def node_id(self) -> str:
         """The id (hex) of the Ray node this task actor runs on."""
         return ray.get_runtime_context().get_node_id()
+
+
+def _arg_list(args: dict[int, Any]) -> list[Any]:
+    """A step's arguments by index (None where the partition takes none)."""
+    out = [None] * ((max(args) + 1) if args else 0)
+    for i, v in args.items():
+        out[i] = v
+    return out
 
 
 def _node_info(nd: Any) -> NodeInfo:

@@ -26,7 +26,7 @@ from graphcore.kernels.registry import DEAD
 from graphcore.protobuf import graph_pb2, step_stats_pb2
 from graphcore.runtime.devices import Device
 from graphcore.runtime.graph_view import NodeInfo
-from graphcore.runtime.rendezvous import Rendezvous
+from graphcore.runtime.rendezvous import Rendezvous, rendezvous_key_from_attrs
 
 
 class Step:
@@ -285,13 +285,15 @@ class PartitionExecutor:
         self._straight = self._compile_straight_line() \
             if len(program) <= _STRAIGHT_LINE_MAX else None
 
-    def _compile_straight_line(self) -> Any:
+    def _compile_straight_line(self, waits: dict[int, int] | None = None) -> Any:
         """The in-order program as one generated Python function: every slot a local
         variable, every kernel a call with its inputs named (``s3 = f0(s1, c2)[0]``,
         constants as globals), the slots read for the last time set to None after the
         call, the results stored straight into ``step.retvals``. Per step it does what
         :meth:`_run` does, without the per-node tuple unpacking, argument lists and
-        slot-table writes."""
+        slot-table writes. With ``waits`` (program position of a _Recv -> its rendezvous
+        slot) it is a generator that, before such a _Recv, yields the slot for as long
+        as the slot has not arrived (see :meth:`suspending`)."""
         consts = {slot for slot, value in enumerate(self._template) if value is not None}
         defined = set(consts) | {slot for slot, _ in self._arg_slots}
         this = weakref.ref(self)  # (no cycle: the plan's constants go with the executor)
@@ -303,6 +305,8 @@ class PartitionExecutor:
         names: dict[str, Any] = {"_deref": _deref, "_fail": fail, "_shape": np.shape,
                                  "_proxy": _shape_proxy, "_memoize": _memoize}
         body = [f"    s{slot} = args[{index}]" for slot, index in self._arg_slots]
+        if waits:
+            body.append("    _ready = step.rendezvous.ready")
         folded, frontier = self._shape_folding(consts)
 
         def ref(slot: int) -> str:
@@ -368,6 +372,8 @@ class PartitionExecutor:
                 inputs = [f"_deref({a})" if d else a for a, d in zip(inputs, deref)]
             call = f"f{pos}({', '.join((['step'] if needs_step else []) + inputs)})"
             body.append(f"    p = {pos}")
+            if waits and pos in waits:
+                body.append(f"    while not _ready({waits[pos]}): yield {waits[pos]}")
             if nout:
                 targets = [f"s{out + i}" for i in range(nout)]
                 defined.update(out + i for i in range(nout))
@@ -382,6 +388,7 @@ class PartitionExecutor:
             body.append(f"    retvals[{index}] = {'_deref(' + value + ')' if deref_value else value}")
         source = "\n".join(["def straight_line(step, args):", "  p = -1", "  try:"]
                            + ["  " + line for line in body]
+                           + (["  except GeneratorExit:", "    raise"] if waits else [])
                            + ["  except BaseException as e:", "    raise _fail(p, e) from None"])
         try:
             exec(compile(source, f"<graphcore plan: {len(self._program)} kernels>", "exec"),
@@ -389,6 +396,26 @@ class PartitionExecutor:
         except (SyntaxError, RecursionError, MemoryError):  # pragma: no cover - huge plans
             return None
         return names["straight_line"]
+
+    def suspending(self, slots: frozenset[int]) -> Any:
+        """The in-order step as a generator function ``fn(step, args)`` that, where a
+        _Recv of one of ``slots`` would wait for its tensor, yields that slot instead
+        (again after each resumption, until the tensor is in the step's rendezvous). A
+        caller can so run the step on its own thread, suspending it where it waits on
+        tensors that caller itself provides. None for plans that need the full loop
+        (dead tensors, while loops) or are too large for the straight line, and for
+        plans with a _Recv of another slot (it would block the caller's thread) or with none."""
+        if self._straight is None or self.dead_aware or self._has_frames:
+            return None
+        waits: dict[int, int] = {}
+        for pos, k in enumerate(self._program_index):
+            nd = self._instrs[k].node_def
+            if nd.op == "_Recv":
+                slot = self.rendezvous_slots.get(rendezvous_key_from_attrs(nd))
+                if slot not in slots:
+                    return None
+                waits[pos] = slot
+        return self._compile_straight_line(waits) if waits else None
 
     def _shape_folding(self, consts: set[int]) -> tuple[dict[int, Any], dict[int, list]]:
         """Which program entries fold (``_FOLDABLE_OPS``): position -> True for a

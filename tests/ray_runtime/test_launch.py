@@ -142,6 +142,8 @@ def test_a_launched_step_trades_with_the_ps_in_two_calls(cluster_name):
     [(values, calls, error)] = ray_runtime.launch(main, cluster, cluster_name=cluster_name)
     # z = (2a + 1) * 3: 9 then 15; then 3 more.
     assert values == [9.0, 24.0, 27.0]
+    # ... and the ps runs its partition on the calls' own threads (suspended while it
+    # waits on the worker's z), never on a pool thread
     assert calls == {"run": 0, "run_begin": 2, "resume": 0, "finish": 2, "deliver": 0,
-                     "open": 0}
+                     "open": 0, "pooled": 0}
     assert error is not None and "assertion failed" in error

@@ -445,3 +445,60 @@ def test_shape_arithmetic_is_folded_per_input_shape():
         for _ in range(2):
             with pytest.raises(errors.InvalidArgumentError, match="{node bad}"):
                 sess.run(bad, {x2: feed})
+
+
+def test_a_suspending_step_yields_where_it_waits_and_runs_on_one_thread():
+    """``suspending``: the in-order step as a generator that yields the slot of a _Recv
+    whose tensor has not arrived (the ps actor so runs a partition on its call's thread,
+    suspended while it waits on its caller). Two partitions trading tensors both ways
+    run to the end on this one thread, each resumed when the other has sent."""
+    from graphcore.runtime.rendezvous import rendezvous_key_from_attrs
+
+    d = _cycle_graph()
+    executors, n_keys = _compile(["x:0"], [d.name, "c:0"], n_devices=2)
+
+    def recv_slots(ex):
+        return frozenset(ex.rendezvous_slots[rendezvous_key_from_attrs(n)]
+                         for n in ex.graph_def.node if n.op == "_Recv")
+
+    exs = list(executors.values())
+    assert all(ex.suspending(frozenset()) is None for ex in exs)  # a Recv it may not yield
+    for k in range(3):
+        step = Step([np.float32(k)], 2, Rendezvous(n_keys))
+        gens = [ex.suspending(recv_slots(ex))(step, step.args) for ex in exs]
+        waits = []
+        while gens:
+            gen = gens.pop(0)
+            slot = next(gen, None)
+            if slot is not None:
+                assert not step.rendezvous.ready(slot)
+                waits.append(slot)
+                gens.append(gen)
+        a = k + 1.0
+        b = a + 10.0
+        c = b + a
+        assert step.retvals == [c + b, c]
+        assert len(waits) >= 2  # each partition waited on the other at least once
+
+    # A kernel's failure comes out of the generator named; a suspended one closes.
+    x = tf.placeholder(tf.float32, shape=[], name="x2")
+    with tf.device("/cpu:0"):
+        y = tf.add(x, 1.0, name="y2")
+    with tf.device("/cpu:1"):
+        bad = tf.get_default_graph().create_op(
+            _RAISE, [y], [tf.float32], name="boom2",
+            attrs={"kind": tf.AttrValue(s=b"value")}).outputs[0]
+    executors, n_keys = _compile(["x2:0"], [bad.name], n_devices=2)
+    receiver = next(ex for ex in executors.values()
+                    if any(n.op == "_Recv" for n in ex.graph_def.node))
+    sender = next(ex for ex in executors.values() if ex is not receiver)
+    gen_fn = receiver.suspending(recv_slots(receiver))
+    step = Step([np.float32(1)], 1, Rendezvous(n_keys))
+    gen = gen_fn(step, step.args)
+    next(gen)
+    gen.close()  # (nothing raised: GeneratorExit passes through)
+    gen = gen_fn(step, step.args)
+    next(gen)
+    sender.run(step)
+    with pytest.raises(errors.InvalidArgumentError, match="boom2"):
+        next(gen)
