@@ -58,8 +58,9 @@ def test_sharded_embedding_trains_on_4_ps_and_moves_bytes_by_ids(cluster_name):
         calls = ray.get(ps.call_counts.remote())
         # A step is two calls per ps: run_begin carries the ids and answers with the
         # rows; resume carries the gradients and answers with the update's control
-        # edge and the outcome. No deliver calls either way.
-        assert calls["deliver"] == 0 and calls["open"] == 0
+        # edge and the outcome. No deliver calls either way, and the partition runs on
+        # the calls' own threads (suspended between them), not on a pool thread.
+        assert calls["deliver"] == 0 and calls["open"] == 0 and calls["pooled"] == 0
         assert calls["run_begin"] + calls["resume"] + calls["finish"] <= 2 * report[i].steps
     shard = vocab // 4 * DIM * 4  # bytes of one shard (and of its Adagrad slot)
     for first, last, devices in results:
