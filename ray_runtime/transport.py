@@ -86,3 +86,8 @@ def encode(value: Any) -> ArrowTensor:
 
 def decode(wire: Any) -> Any:
     return wire.value() if isinstance(wire, ArrowTensor) else wire
+
+
+def wire_bytes(items: Any) -> int:
+    """The bytes of tensors (ArrowTensor messages or arrays) in ``items``."""
+    return sum(getattr(v, "nbytes", 0) for v in items)

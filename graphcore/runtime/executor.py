@@ -404,7 +404,7 @@ class PartitionExecutor:
         caller can so run the step on its own thread, suspending it where it waits on
         tensors that caller itself provides. None for plans that need the full loop
         (dead tensors, while loops) or are too large for the straight line, and for
-        plans with a _Recv of another slot (it would block the caller's thread) or with none."""
+        plans with a _Recv of another slot (it would block the caller's thread)."""
         if self._straight is None or self.dead_aware or self._has_frames:
             return None
         waits: dict[int, int] = {}
@@ -415,7 +415,15 @@ class PartitionExecutor:
                 if slot not in slots:
                     return None
                 waits[pos] = slot
-        return self._compile_straight_line(waits) if waits else None
+        if waits:
+            return self._compile_straight_line(waits)
+        straight = self._straight
+
+        def whole(step: Step, args: list) -> Any:  # (waits on nothing: one go)
+            straight(step, args)
+            yield from ()
+
+        return whole
 
     def _shape_folding(self, consts: set[int]) -> tuple[dict[int, Any], dict[int, list]]:
         """Which program entries fold (``_FOLDABLE_OPS``): position -> True for a
