@@ -1,8 +1,9 @@
 """A TF1 tutorial-style script (census income, "wide & deep" with feature columns), written
-for graphcore's tests the way the 2018 census tutorials were: a CSV read by tf.data and tf.decode_csv into a dict
-of features, feature columns (numeric, bucketized, vocabulary, hashed, crossed, embedding,
+for graphcore's tests the way the 2018 census tutorials were: a CSV read by tf.data and
+tf.decode_csv into a dict of features, feature columns (numeric, bucketized, vocabulary, hashed, crossed, embedding,
 indicator), tf.feature_column.input_layer -> dense layers for the deep part,
-tf.feature_column.linear_model for the wide part, trained a few hundred steps."""
+tf.feature_column.linear_model for the wide part, trained a few hundred steps (FTRL for
+the wide part, Adagrad for the deep one)."""
 
 import argparse
 import os
@@ -103,8 +104,16 @@ def main(_):
     labels = tf.cast(labels, tf.float32)
     loss = tf.reduce_mean(tf.nn.sigmoid_cross_entropy_with_logits(labels=labels,
                                                                   logits=logits))
-    train_op = tf.train.AdagradOptimizer(FLAGS.learning_rate).minimize(
-        loss, global_step=tf.train.get_or_create_global_step())
+    # As the canned wide & deep model: FTRL for the wide part, Adagrad for the deep one.
+    global_step = tf.train.get_or_create_global_step()
+    linear_vars = tf.get_collection(tf.GraphKeys.TRAINABLE_VARIABLES, scope="linear_model")
+    dnn_vars = tf.get_collection(tf.GraphKeys.TRAINABLE_VARIABLES, scope="dnn")
+    train_op = tf.group(
+        tf.train.FtrlOptimizer(FLAGS.learning_rate, l1_regularization_strength=0.01,
+                               l2_regularization_strength=0.01).minimize(
+                                   loss, var_list=linear_vars),
+        tf.train.AdagradOptimizer(FLAGS.learning_rate).minimize(
+            loss, var_list=dnn_vars, global_step=global_step))
     accuracy = tf.reduce_mean(tf.cast(tf.equal(tf.cast(logits > 0, tf.float32), labels),
                                       tf.float32))
 
