@@ -50,9 +50,15 @@ ARG_DIFF_SRC, ARG_DIFF_DST, ARG_DIFF_WEIGHTS = 129, 145, 161
 ARG_MEAN, ARG_VARIANCE, ARG_SCALE, ARG_SHIFT = 49, 50, 51, 52
 ARG_DIFF_SCALE, ARG_DIFF_SHIFT = 255, 256
 
-# Multiply-adds (conv) or elements (pooling) under which a plan runs on one thread:
-# waking OpenMP's other threads costs more than it saves there.
+# Multiply-adds of a convolution under which its plan runs on one thread: waking
+# OpenMP's other threads costs more than it saves there.
 SERIAL_WORK = 1 << 18
+# Elements under which pooling and batch norm (a few passes over memory, with barriers
+# between them in oneDNN) run on one thread.  On the shared 2-core machine at load 3-5,
+# MobileNet's [64,16,16,32] batch norm forward took 0.43 ms on one thread and 23 ms on
+# two (median of 60; each barrier waits for a thread without a core), its max-pool 0.27
+# against 1.05 ms; a pass over 2^22 floats (16 MB) takes milliseconds on one core.
+SERIAL_ELEMENTS = 1 << 22
 # Plans kept at most (then the cache starts over: shapes that vary without end).
 _PLANS = 512
 # Data buffers oneDNN reads are aligned so (its own allocations are).
@@ -430,6 +436,12 @@ def _geometry(win) -> tuple | None:
             tuple(p[0] for p in win.pads), tuple(p[1] for p in win.pads))
 
 
+def _memory_work(elements: int) -> int:
+    """The work :meth:`_Dnnl.run` sizes a team by, of a pooling or batch norm over
+    ``elements`` (one thread under SERIAL_ELEMENTS)."""
+    return elements if elements >= SERIAL_ELEMENTS else 0
+
+
 def _ok(*arrays: np.ndarray) -> bool:
     return all(a.dtype == F32 and a.size and 3 <= a.ndim <= 5 for a in arrays)
 
@@ -593,7 +605,8 @@ def pool_forward(x: np.ndarray, win, average: bool) -> np.ndarray | None:
         return plan
 
     y = np.empty(y_shape, dtype=F32)
-    ran = dnnl.run(("pool", alg, x.shape, tuple(win.k)) + geom, build, x.size, x=x, y=y)
+    ran = dnnl.run(("pool", alg, x.shape, tuple(win.k)) + geom, build, _memory_work(x.size),
+                   x=x, y=y)
     return y if ran else None
 
 
@@ -632,7 +645,7 @@ def pool_backward(in_shape: tuple, grad: np.ndarray, win, average: bool,
     arrays = {"g": grad, "dx": dx} if average else {"x": np.ascontiguousarray(x),
                                                     "g": grad, "dx": dx}
     ran = dnnl.run(("pool_bwd", alg, in_shape, tuple(win.k)) + geom, build,
-                   int(np.prod(in_shape)), **arrays)
+                   _memory_work(int(np.prod(in_shape))), **arrays)
     return dx if ran else None
 
 
@@ -668,8 +681,8 @@ def batch_norm_forward(x: np.ndarray, scale: np.ndarray, offset: np.ndarray, eps
     y = np.empty(x.shape, dtype=F32)
     if not stats:
         mean, variance = np.empty(x.shape[-1], F32), np.empty(x.shape[-1], F32)
-    ran = dnnl.run(("bnorm", x.shape, float(epsilon), flags), build, x.size, x=x, y=y,
-                   scale=scale, offset=offset, mean=mean, variance=variance)
+    ran = dnnl.run(("bnorm", x.shape, float(epsilon), flags), build, _memory_work(x.size),
+                   x=x, y=y, scale=scale, offset=offset, mean=mean, variance=variance)
     return (y, mean, variance) if ran else None
 
 
@@ -700,7 +713,8 @@ def batch_norm_backward(dy: np.ndarray, x: np.ndarray, scale: np.ndarray, mean: 
 
     dx = np.empty(x.shape, dtype=F32)
     dscale, doffset = np.empty(x.shape[-1], F32), np.empty(x.shape[-1], F32)
-    ran = dnnl.run(("bnorm_bwd", x.shape, float(epsilon)), build, x.size, x=x, dy=dy,
+    ran = dnnl.run(("bnorm_bwd", x.shape, float(epsilon)), build, _memory_work(x.size),
+                   x=x, dy=dy,
                    mean=mean, variance=variance, scale=scale, dx=dx, dscale=dscale,
                    doffset=doffset)
     return (dx, dscale, doffset) if ran else None
