@@ -8,7 +8,7 @@ from __future__ import annotations
 import collections
 from typing import Any
 
-from graphcore.feature_column import base
+from graphcore.feature_column import sequence
 from graphcore.feature_column.base import (
     TensorSequenceLengthPair,
     _LazyBuilder,
@@ -69,14 +69,9 @@ def sequence_numeric_column(key: str, shape: Any = (1,), default_value: Any = 0.
                             dtype: Any = dtypes_lib.float32,
                             normalizer_fn: Any = None) -> _SequenceNumericColumn:
     """Sequences of numbers of ``shape`` per step from feature ``key``."""
-    shape = base.check_shape(shape, key)
-    dtype = dtypes_lib.as_dtype(dtype)
-    if not (dtype.is_integer or dtype.is_floating):
-        raise ValueError(f"dtype must be convertible to float. dtype: {dtype}, key: {key}")
-    if normalizer_fn is not None and not callable(normalizer_fn):
-        raise TypeError(f"normalizer_fn must be a callable. Given: {normalizer_fn}")
-    return _SequenceNumericColumn(key, shape=shape, default_value=default_value, dtype=dtype,
-                                  normalizer_fn=normalizer_fn)
+    return _SequenceNumericColumn(*sequence.sequence_numeric_column(
+        key, shape=shape, default_value=default_value, dtype=dtype,
+        normalizer_fn=normalizer_fn))
 
 
 def _assert_all_equal_and_return(tensors: list, name: str | None = None) -> ops_lib.Tensor:

@@ -126,8 +126,29 @@ def _require_sequence(column: Any, kind: str = "embedding_column") -> None:
             f"{type(column.categorical_column)}): {column.categorical_column}")
 
 
+class _Embedding(_DenseColumn, _SequenceDenseColumn):
+    """What the embedding columns share: a categorical column's ids, ``dimension`` floats
+    per example."""
+
+    @property
+    def _parse_example_spec(self) -> dict:
+        return self.categorical_column._parse_example_spec
+
+    def _transform_feature(self, inputs: _LazyBuilder) -> Any:
+        return inputs.get(self.categorical_column)
+
+    @property
+    def _variable_shape(self) -> shape_lib.TensorShape:
+        return shape_lib.TensorShape([self.dimension])
+
+    def _with_sequence_length(self, dense: ops_lib.Tensor,
+                              pair: IdWeightPair) -> TensorSequenceLengthPair:
+        return TensorSequenceLengthPair(dense, sequence_length_from_sparse_tensor(
+            pair.id_tensor))
+
+
 class EmbeddingColumn(
-        _DenseColumn, _SequenceDenseColumn,
+        _Embedding,
         collections.namedtuple("EmbeddingColumn",
                                ("categorical_column", "dimension", "combiner", "initializer",
                                 "ckpt_to_load_from", "tensor_name_in_ckpt", "max_norm",
@@ -145,17 +166,6 @@ class EmbeddingColumn(
     @property
     def name(self) -> str:
         return f"{self.categorical_column.name}_embedding"
-
-    @property
-    def _parse_example_spec(self) -> dict:
-        return self.categorical_column._parse_example_spec
-
-    def _transform_feature(self, inputs: _LazyBuilder) -> Any:
-        return inputs.get(self.categorical_column)
-
-    @property
-    def _variable_shape(self) -> shape_lib.TensorShape:
-        return shape_lib.TensorShape([self.dimension])
 
     def _embedding(self, pair: IdWeightPair, weight_collections: Any,
                    trainable: Any) -> ops_lib.Tensor:
@@ -179,9 +189,8 @@ class EmbeddingColumn(
                                    trainable: Any = None) -> TensorSequenceLengthPair:
         _require_sequence(self)
         pair = self.categorical_column._get_sparse_tensors(inputs)
-        dense = self._embedding(pair, weight_collections, trainable)
-        return TensorSequenceLengthPair(dense, sequence_length_from_sparse_tensor(
-            pair.id_tensor))
+        return self._with_sequence_length(self._embedding(pair, weight_collections, trainable),
+                                          pair)
 
     @property
     def parents(self) -> list:
@@ -189,7 +198,7 @@ class EmbeddingColumn(
 
 
 class _SharedEmbeddingColumn(
-        _DenseColumn, _SequenceDenseColumn,
+        _Embedding,
         collections.namedtuple("_SharedEmbeddingColumn",
                                ("categorical_column", "dimension", "combiner", "initializer",
                                 "shared_embedding_collection_name", "ckpt_to_load_from",
@@ -206,17 +215,6 @@ class _SharedEmbeddingColumn(
     @property
     def _var_scope_name(self) -> str:
         return self.shared_embedding_collection_name
-
-    @property
-    def _parse_example_spec(self) -> dict:
-        return self.categorical_column._parse_example_spec
-
-    def _transform_feature(self, inputs: _LazyBuilder) -> Any:
-        return inputs.get(self.categorical_column)
-
-    @property
-    def _variable_shape(self) -> shape_lib.TensorShape:
-        return shape_lib.TensorShape([self.dimension])
 
     def _get_dense_tensor_internal(self, inputs: _LazyBuilder, weight_collections: Any = None,
                                    trainable: Any = None) -> ops_lib.Tensor:
@@ -258,9 +256,8 @@ class _SharedEmbeddingColumn(
                                    trainable: Any = None) -> TensorSequenceLengthPair:
         _require_sequence(self)
         dense = self._get_dense_tensor_internal(inputs, weight_collections, trainable)
-        pair = self.categorical_column._get_sparse_tensors(inputs)
-        return TensorSequenceLengthPair(dense, sequence_length_from_sparse_tensor(
-            pair.id_tensor))
+        return self._with_sequence_length(dense,
+                                          self.categorical_column._get_sparse_tensors(inputs))
 
 
 class IndicatorColumn(
