@@ -2,7 +2,8 @@
 ``index_table_from_file`` build them (TF1's ``tf.contrib.lookup``; the feature columns'
 vocabulary lookups): a StaticHashTable from each key to its position, and with
 ``num_oov_buckets`` the keys it lacks hashed (Fingerprint64 of the key's string) into ids
-after the vocabulary."""
+after the vocabulary; and the reverse tables from ids to strings
+(``index_to_string_table_from_tensor`` / ``_from_file``)."""
 
 from __future__ import annotations
 
@@ -20,7 +21,8 @@ from graphcore.ops.lookup_ops import (
     TextFileInitializer,
 )
 
-__all__ = ["index_table_from_file", "index_table_from_tensor"]
+__all__ = ["index_table_from_file", "index_table_from_tensor",
+           "index_to_string_table_from_file", "index_to_string_table_from_tensor"]
 
 
 class _HashBucketsTable(StaticVocabularyTable):
@@ -108,6 +110,40 @@ def index_table_from_file(vocabulary_file: Any = None, num_oov_buckets: int = 0,
         if num_oov_buckets:
             table = _HashBucketsTable(table, num_oov_buckets, key_dtype)
         return table
+
+
+def index_to_string_table_from_tensor(vocabulary_list: Any, default_value: Any = "UNK",
+                                      name: str | None = None) -> StaticHashTable:
+    """A table mapping each int64 index to its string of ``vocabulary_list``; other
+    indices map to ``default_value``."""
+    if vocabulary_list is None:
+        raise ValueError("`vocabulary_list` argument must be specified.")
+    with ops_lib.name_scope(name, "index_to_string"):
+        vocabulary_list = convert_to_tensor(vocabulary_list, dtypes_lib.string)
+        keys = math_ops.cast(math_ops.range(array_ops.size(vocabulary_list)),
+                             dtypes_lib.int64)
+        init = KeyValueTensorInitializer(keys, vocabulary_list, dtypes_lib.int64,
+                                         dtypes_lib.string, name="table_init")
+        return StaticHashTable(init, default_value)
+
+
+def index_to_string_table_from_file(vocabulary_file: Any, vocab_size: int | None = None,
+                                    default_value: Any = "UNK", name: str | None = None,
+                                    key_column_index: int = TextFileIndex.LINE_NUMBER,
+                                    value_column_index: int = TextFileIndex.WHOLE_LINE,
+                                    delimiter: str = "\t") -> StaticHashTable:
+    """A table mapping each line number of ``vocabulary_file`` to its line (or column
+    ``value_column_index``); other indices map to ``default_value``."""
+    if vocabulary_file is None or (isinstance(vocabulary_file, str) and not vocabulary_file):
+        raise ValueError("`vocabulary_file` must be specified and must not be empty.")
+    if vocab_size is not None and vocab_size < 1:
+        raise ValueError(f"`vocab_size` must be greater than 0, got {vocab_size}.")
+    with ops_lib.name_scope(name, "index_to_string"):
+        init = TextFileInitializer(vocabulary_file, dtypes_lib.int64, key_column_index,
+                                   dtypes_lib.string, value_column_index,
+                                   vocab_size=vocab_size, delimiter=delimiter,
+                                   name="table_init")
+        return StaticHashTable(init, default_value)
 
 
 def _check_hasher(hasher_spec: Any) -> None:

@@ -286,7 +286,9 @@ class StaticHashTable(LookupInterface):
                              "mode by graphcore")
         super().__init__(initializer.key_dtype, initializer.value_dtype)
         self._initializer = initializer
-        self._shared_name = initializer._shared_name or f"hash_table_{uuid.uuid4()}"
+        # TF1's HashTable (contrib.lookup) may name the shared table itself.
+        self._shared_name = (getattr(self, "_requested_shared_name", None)
+                             or initializer._shared_name or f"hash_table_{uuid.uuid4()}")
         self._name = name or "hash_table"
         self._default_value = convert_to_tensor(default_value, dtype=self._value_dtype)
         self._default_value.shape.merge_with(shape_lib.TensorShape([]))

@@ -249,3 +249,51 @@ def test_tables_in_checkpoints_cross_tf(tmp_path, writer, reader):
             found, dense_found = sess.run(find)
     np.testing.assert_array_equal(found, [1, 2, -1])
     np.testing.assert_array_equal(dense_found, [0.5, 0.0])
+
+
+def _contrib_lookup(lookup, lib, f):
+    """tf.contrib.lookup's vocabulary tables (graphcore) / lookup_ops' (TF)."""
+    words = lib.constant([["lake", "zappa"], ["emerson", "palmer"]])
+    ids = lib.constant([[2, 0], [7, 1]], lib.int64)
+    numbers = lib.constant([20, 99, 10], lib.int64)
+    tables = [
+        lookup.index_table_from_tensor(["emerson", "lake", "palmer"]).lookup(words),
+        lookup.index_table_from_tensor(["emerson", "lake"], num_oov_buckets=3).lookup(words),
+        lookup.index_table_from_tensor([10, 20], num_oov_buckets=2,
+                                       dtype=lib.int64).lookup(numbers),
+        lookup.index_table_from_file(f["words"], default_value=-5).lookup(words),
+        lookup.index_table_from_file(f["words"], num_oov_buckets=1, vocab_size=2).lookup(
+            words),
+        lookup.index_to_string_table_from_tensor(["a", "b", "c"]).lookup(ids),
+        lookup.index_to_string_table_from_file(f["words"], default_value="?").lookup(ids),
+        lookup.HashTable(lookup.KeyValueTensorInitializer(["x", "y"], [7, 8]), -1).lookup(
+            lib.constant(["y", "q"])),
+    ]
+    with lib.Session() as sess:
+        sess.run(lib.tables_initializer())
+        return sess.run(tables)
+
+
+def test_contrib_lookup_tables_match_tf(files):
+    from tensorflow.python.ops import lookup_ops
+
+    class TFContribLookup:  # TF 1.15's tf.contrib.lookup names, from TF's lookup_ops
+        index_table_from_tensor = staticmethod(lookup_ops.index_table_from_tensor)
+        index_table_from_file = staticmethod(lookup_ops.index_table_from_file)
+        index_to_string_table_from_tensor = staticmethod(
+            lookup_ops.index_to_string_table_from_tensor)
+        index_to_string_table_from_file = staticmethod(
+            lookup_ops.index_to_string_table_from_file)
+        KeyValueTensorInitializer = lookup_ops.KeyValueTensorInitializer
+        HashTable = lookup_ops.HashTable
+
+    results = []
+    for lookup, lib in ((TFContribLookup, tf1), (tf.contrib.lookup, tf)):
+        with lib.Graph().as_default():
+            results.append(_contrib_lookup(lookup, lib, files))
+    for got, want in zip(results[1], results[0]):
+        np.testing.assert_array_equal(got, want)
+    with tf.Graph().as_default():  # TF 1.15's HashTable names its shared table
+        table = tf.contrib.lookup.HashTable(
+            tf.contrib.lookup.KeyValueTensorInitializer(["x"], [1]), -1, shared_name="xy")
+        assert table.resource_handle.op.get_attr("shared_name") in (b"xy", "xy")
