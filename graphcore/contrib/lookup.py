@@ -1,5 +1,6 @@
-"""``tf.contrib.lookup`` (TF 1.15): the lookup tables under their TF1 names and the
-vocabulary index tables."""
+"""``tf.contrib.lookup`` (TF 1.15): the static hash table under its TF1 name and
+signature, its initializers, and the vocabulary index tables. (The mutable tables, whose
+TF1 signatures take a ``shared_name`` before ``name``, are tf.lookup.experimental's.)"""
 
 # ruff: noqa: F401
 from __future__ import annotations
@@ -12,10 +13,8 @@ from graphcore.ops.index_table_ops import (
     index_to_string_table_from_file,
     index_to_string_table_from_tensor,
 )
-from graphcore.ops.lookup_ops import DenseHashTable as MutableDenseHashTable
 from graphcore.ops.lookup_ops import (
     KeyValueTensorInitializer,
-    MutableHashTable,
     StaticHashTable,
     TextFileIndex,
     TextFileInitializer,
