@@ -18,7 +18,7 @@ from graphcore.framework import tensor_shape as shape_lib
 from graphcore.framework import tensor_util
 from graphcore.framework.tensor_conversion import convert_to_tensor
 from graphcore.layers.base import InputSpec, Layer, smart_cond
-from graphcore.ops import array_ops, init_ops, math_ops, nn_impl, nn_ops, state_ops
+from graphcore.ops import array_ops, init_ops, math_ops, nn_impl, nn_norm_ops, nn_ops, state_ops
 
 __all__ = ["BatchNormalization", "batch_normalization"]
 
@@ -82,14 +82,17 @@ class BatchNormalization(Layer):
                 raise ValueError(f"Invalid value for `axis` argument. Expected 0 <= axis < "
                                  f"inputs.rank (with inputs.rank={rank}). Received: "
                                  f"axis={tuple(axes)}")
-        if self.fused:
-            raise NotImplementedError("BatchNormalization(fused=True) needs "
-                                      "tf.nn.fused_batch_norm, which graphcore does not have")
-        # TF fuses a 4-D batch norm over the channel axis when ``fused`` is None; the fused
-        # kernel's variance, which updates moving_variance, is the unbiased one.
-        self._unbiased_moving_variance = self.fused is None and rank == 4 and \
-            self.axis in ([1], [3])
-        self.fused = False
+        # As TF1's layer: a 4-D batch norm over the channel axis (NHWC's or NCHW's) runs
+        # as FusedBatchNormV3 unless ``fused=False``; its variance, which updates
+        # moving_variance, is the unbiased one.
+        fusable = rank == 4 and self.axis in ([1], [3])
+        if self.fused and rank == 4 and not fusable:
+            raise ValueError("Unsupported axis. The use of `fused=True` is only possible "
+                             "with `axis=1` or `axis=3` for 4D input tensors. Received: "
+                             f"axis={tuple(self.axis)}")
+        self._unbiased_moving_variance = self.fused is None and fusable
+        self.fused = self.fused is not False and fusable
+        self._data_format = "NCHW" if self.axis == [1] else "NHWC"
         axis_to_dim = {x: shape_lib.dimension_value(input_shape[x]) for x in self.axis}
         for dim in axis_to_dim.values():
             if dim is None:
@@ -126,9 +129,37 @@ class BatchNormalization(Layer):
                 update_delta = (variable - math_ops.cast(value, variable.dtype)) * decay
                 return state_ops.assign_sub(variable, update_delta, name=scope)
 
+    def _fused_batch_norm(self, inputs: Any, training: Any, training_value: Any) -> Any:
+        """TF1's fused path: FusedBatchNormV3 in training (batch statistics) and in
+        inference (the moving ones), chosen by ``training``; the moving averages are
+        updated with momentum 1 (no change) when ``training`` is a false tensor."""
+        param_shape = self.moving_mean.shape
+        gamma = self.gamma if self.scale else array_ops.constant(
+            1.0, self._param_dtype, shape=param_shape)
+        beta = self.beta if self.center else array_ops.constant(
+            0.0, self._param_dtype, shape=param_shape)
+
+        def batch_norm(is_training: bool) -> Any:
+            return nn_norm_ops.fused_batch_norm(
+                inputs, gamma, beta, mean=self.moving_mean, variance=self.moving_variance,
+                epsilon=self.epsilon, is_training=is_training, data_format=self._data_format)
+
+        output, mean, variance = smart_cond(training, lambda: batch_norm(True),
+                                            lambda: batch_norm(False))
+        if training_value is None or training_value:
+            momentum = smart_cond(training, lambda: self.momentum, lambda: 1.0) \
+                if training_value is None else convert_to_tensor(self.momentum)
+            self.add_update(lambda: self._assign_moving_average(self.moving_mean, mean,
+                                                                momentum))
+            self.add_update(lambda: self._assign_moving_average(self.moving_variance,
+                                                                variance, momentum))
+        return output
+
     def call(self, inputs: Any, training: Any = False) -> Any:
         training_value = training if isinstance(training, bool) else \
             tensor_util.constant_value(training)
+        if self.fused and inputs.dtype.base_dtype == dtypes_lib.float32:
+            return self._fused_batch_norm(inputs, training, training_value)
         inputs_dtype = inputs.dtype.base_dtype
         if inputs_dtype in (dtypes_lib.float16, dtypes_lib.bfloat16):
             inputs = math_ops.cast(inputs, dtypes_lib.float32)

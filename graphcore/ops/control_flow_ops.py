@@ -16,6 +16,7 @@ from graphcore.ops import (
     control_flow_util,
     data_flow_ops,  # noqa: F401 - registers the stack ops
 )
+from graphcore.ops import control_flow_context_def as cfc
 
 __all__ = [
     "Assert",
@@ -187,7 +188,8 @@ class CondContext:
     predicate, and ops without inputs wait on the branch's pivot, so everything in
     the untaken branch is dead."""
 
-    def __init__(self, pred: Any, pivot: Any, branch: int, outer: CondContext | None):
+    def __init__(self, pred: Any, pivot: Any, branch: int, outer: CondContext | None,
+                 name: str = "cond_text"):
         self.pred = pred
         self.pivot = pivot
         self.branch = branch
@@ -195,6 +197,42 @@ class CondContext:
         self.values: set[str] = {pred.name, pivot.name}
         self.external: dict[str, Any] = {pred.name: pred}
         self._context_stack: list = []
+        self._nested_contexts: list = []
+        if name is not None:  # None: from_proto names it
+            self.name = pred.graph.unique_name(name)
+        if outer is not None:
+            outer._nested_contexts.append(self)
+
+    def to_proto(self, export_scope: str | None = None) -> Any:
+        """This branch as a CondContextDef (None outside ``export_scope``)."""
+        from graphcore.protobuf import control_flow_pb2
+
+        if export_scope is not None and not self.name.startswith(export_scope):
+            return None
+        out = control_flow_pb2.CondContextDef(
+            context_name=cfc.strip_scope(self.name, export_scope),
+            pred_name=cfc.strip_scope(self.pred.name, export_scope),
+            pivot_name=cfc.strip_scope(self.pivot.name, export_scope), branch=self.branch)
+        out.values_def.CopyFrom(cfc.to_values_def(self.values, self.external, export_scope))
+        for nested in self._nested_contexts:
+            cfc.to_context_def(nested, out.nested_contexts.add(), export_scope)
+        return out
+
+    @staticmethod
+    def from_proto(context_def: Any, import_scope: str | None = None) -> CondContext:
+        """The branch a CondContextDef describes, over the default graph's ops."""
+
+        graph = ops_lib.get_default_graph()
+        pred = graph.as_graph_element(cfc.prepend_scope(context_def.pred_name, import_scope))
+        pivot = graph.as_graph_element(cfc.prepend_scope(context_def.pivot_name,
+                                                          import_scope))
+        ctx = CondContext(pred, pivot, context_def.branch, graph._get_control_flow_context(),
+                          name=None)
+        ctx.name = cfc.prepend_scope(context_def.context_name, import_scope)
+        ctx.values, ctx.external = cfc.restore_values(ctx, context_def.values_def,
+                                                       import_scope)
+        cfc.add_nested(ctx, context_def.nested_contexts, import_scope)
+        return ctx
 
     # TF's ControlFlowContext API (what loops and gradients use).
     outer_context = property(lambda self: self.outer)
@@ -245,7 +283,11 @@ class CondContext:
     def add_value(self, t: Any) -> Any:
         if t.name in self.values:
             return self.external.get(t.name, t)
-        value = self.outer.add_value(t) if self.outer is not None else t
+        value = t
+        if self.outer is not None:  # as TF: the outer context's value is one of ours too
+            value = self.outer.add_value(t)
+            self.values.add(value.name)
+            self.external[value.name] = value
         graph = t.graph
         with graph.control_dependencies(None):
             result = _switch_ref_or_tensor(value, self.pred)[self.branch]
@@ -285,7 +327,16 @@ class CondContext:
 
         val = convert_to_tensor(val)
         if val.name not in self.values and not self._contains(val.op):
-            return self.add_value(val)
+            self.values.add(val.name)
+            real = val
+            if self.outer is not None:
+                real = self.outer.add_value(val)
+                self.values.add(real.name)
+                self.external[real.name] = real
+            # Made inside the branch (unlike add_value's): both outputs are its values.
+            real = _switch_ref_or_tensor(real, self.pred)[self.branch]
+            self.external[val.name] = real
+            return real
         return self.external.get(val.name, val)
 
     def _remove_external_control_edges(self, op: ops_lib.Operation) -> None:
@@ -344,6 +395,9 @@ def cond(pred: Any, true_fn: Any = None, false_fn: Any = None, strict: bool = Fa
         orig_t, res_t = context_t.build_branch(true_fn)
         context_f = CondContext(pred, pivot_f, 0, outer)
         orig_f, res_f = context_f.build_branch(false_fn)
+        if outer is None:  # nested ones are in their outermost context's proto
+            ops_lib.add_to_collection("cond_context", context_t)
+            ops_lib.add_to_collection("cond_context", context_f)
         if orig_t is None or orig_f is None:
             raise ValueError("true_fn and false_fn must return a value (got None)")
         if len(res_t) != len(res_f):
@@ -524,3 +578,6 @@ def switch_case(branch_index: Any, branch_fns: Any, default: Any = None,
         fallback = default if default is not None else pairs[-1][1]
         return case([(math_ops.equal(index, key), fn) for key, fn in pairs],
                     default=fallback, exclusive=False)
+
+
+cfc.register_context("cond_ctxt", CondContext.from_proto)

@@ -10,6 +10,7 @@ from graphcore.framework import common_shapes, nest, op_registry
 from graphcore.framework import ops as ops_lib
 from graphcore.framework.op_def_library import apply_op
 from graphcore.ops import array_ops, control_flow_ops, control_flow_util, tensor_array_ops
+from graphcore.ops import control_flow_context_def as cfc
 
 __all__ = ["while_loop"]
 
@@ -153,6 +154,9 @@ class WhileContext:
         self._loop_exits: list = []
         self._loop_enters: list = []
         self._grad_state = grad_state
+        self._nested_contexts: list = []
+        if self._outer_context is not None:
+            self._outer_context._nested_contexts.append(self)
 
     # -- TF's ControlFlowContext API ----------------------------------------------------
     name = property(lambda self: self._name)
@@ -169,6 +173,73 @@ class WhileContext:
 
     def GetWhileContext(self) -> WhileContext:  # noqa: N802
         return self
+
+    def to_proto(self, export_scope: str | None = None) -> Any:
+        """This loop as a WhileContextDef (None outside ``export_scope``)."""
+        from graphcore.protobuf import control_flow_pb2
+
+        if export_scope is not None and not self._name.startswith(export_scope):
+            return None
+
+        def strip(t: Any) -> str:
+            return cfc.strip_scope(t.name, export_scope)
+
+        out = control_flow_pb2.WhileContextDef(
+            context_name=cfc.strip_scope(self._name, export_scope),
+            parallel_iterations=self._parallel_iterations, back_prop=self._back_prop,
+            swap_memory=self._swap_memory, pivot_name=strip(self._pivot),
+            pivot_for_pred_name=strip(self._pivot_for_pred),
+            pivot_for_body_name=strip(self._pivot_for_body),
+            loop_exit_names=[strip(t) for t in self._loop_exits],
+            loop_enter_names=[strip(t) for t in self._loop_enters])
+        if self._maximum_iterations is not None:
+            out.maximum_iterations_name = strip(self._maximum_iterations)
+        out.values_def.CopyFrom(cfc.to_values_def(self._values, self._external_values,
+                                                   export_scope))
+        for nested in self._nested_contexts:
+            cfc.to_context_def(nested, out.nested_contexts.add(), export_scope)
+        return out
+
+    @staticmethod
+    def from_proto(context_def: Any, import_scope: str | None = None) -> WhileContext:
+        """The loop a WhileContextDef describes, over the default graph's ops; with an
+        ``import_scope`` its Enters' frame names become the scoped context name."""
+        from graphcore.protobuf import attr_value_pb2
+
+        graph = ops_lib.get_default_graph()
+
+        def element(name: str) -> Any:
+            return graph.as_graph_element(cfc.prepend_scope(name, import_scope))
+
+        ctx = WhileContext.__new__(WhileContext)
+        ctx._graph = graph
+        ctx._outer_context = graph._get_control_flow_context()
+        ctx._context_stack = []
+        ctx._name = cfc.prepend_scope(context_def.context_name, import_scope)
+        ctx._maximum_iterations = element(context_def.maximum_iterations_name) \
+            if context_def.maximum_iterations_name else None
+        ctx._parallel_iterations = context_def.parallel_iterations
+        ctx._back_prop = context_def.back_prop
+        ctx._swap_memory = context_def.swap_memory
+        ctx._pivot_for_pred = element(context_def.pivot_for_pred_name)
+        ctx._pivot_for_body = element(context_def.pivot_for_body_name)
+        ctx._pivot = element(context_def.pivot_name)
+        ctx._loop_exits = [element(n) for n in context_def.loop_exit_names]
+        ctx._loop_enters = [element(n) for n in context_def.loop_enter_names]
+        ctx._grad_state = None
+        ctx._nested_contexts = []
+        if ctx._outer_context is not None:
+            ctx._outer_context._nested_contexts.append(ctx)
+        ctx._values, ctx._external_values = cfc.restore_values(
+            ctx, context_def.values_def, import_scope)
+        if import_scope:
+            frame = attr_value_pb2.AttrValue(s=ctx._name.encode())
+            for name in ctx._values:
+                op = graph.as_graph_element(name).op
+                if op.type in ("Enter", "RefEnter"):
+                    op._set_attr("frame_name", frame)
+        cfc.add_nested(ctx, context_def.nested_contexts, import_scope)
+        return ctx
 
     def GetControlPivot(self) -> Any:  # noqa: N802
         return self._pivot_for_body if self._pivot_for_body is not None \
@@ -564,3 +635,6 @@ def while_loop(cond: Any, body: Any, loop_vars: Any, shape_invariants: Any = Non
         if maximum_iterations is not None:
             return result[1]
         return result
+
+
+cfc.register_context("while_ctxt", WhileContext.from_proto)

@@ -20,12 +20,13 @@ from google.protobuf import any_pb2, text_format
 
 from graphcore.framework import importer
 from graphcore.framework import ops as ops_lib
+from graphcore.ops import control_flow_context_def
 from graphcore.protobuf import meta_graph_pb2, variable_pb2
 from graphcore.protobuf.op_def_pb2 import OpList
 
 __all__ = ["export_meta_graph", "read_meta_graph_file"]
 
-_log = logging.getLogger("graphcore.train")
+_log = logging.getLogger("tensorflow")  # tf.logging's logger, as TF logs
 
 META_GRAPH_VERSION = "v1.0"  # what meta_info_def.meta_graph_version says
 
@@ -37,6 +38,10 @@ _FROM_PROTO: dict[str, Any] = {}
 def register_proto_function(key: str, from_proto: Any) -> None:
     """Imports the ``bytes_list`` collection ``key`` as ``from_proto(bytes, scope)``."""
     _FROM_PROTO[key] = from_proto
+
+
+register_proto_function("while_context", control_flow_context_def.while_context_from_proto)
+register_proto_function("cond_context", control_flow_context_def.cond_context_from_proto)
 
 
 def prefixed_name(name: str, scope: str | None) -> str:

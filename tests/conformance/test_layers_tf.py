@@ -146,6 +146,11 @@ CASES = [
     ("bn_axis1", (4, 3, 5), lambda lib, L, x: L.BatchNormalization(
         axis=1, momentum=0.5, fused=False)(x, training=True)),
     ("bn_tensor_training", (8, 5), _bn_tensor_training),
+    # 4-D over the channel axis: TF1's fused path (FusedBatchNormV3 in a cond).
+    ("bn_fused", (4, 3, 3, 5), lambda lib, L, x: L.batch_normalization(x, training=True)),
+    ("bn_fused_tensor_training", (4, 3, 3, 5), _bn_tensor_training),
+    ("bn_fused_nchw_infer", (2, 3, 4, 4), lambda lib, L, x: L.batch_normalization(
+        x, axis=1, scale=False)),
 ]
 
 
@@ -219,7 +224,8 @@ def test_layers_match_tf(case):
         np.testing.assert_allclose(g, w, rtol=2e-5, atol=2e-5)
 
 
-def test_end_to_end_conv_bn_training_matches_tf():
+@pytest.mark.parametrize("fused", [False, None], ids=["plain", "fused"])
+def test_end_to_end_conv_bn_training_matches_tf(fused):
     """A conv net with batch norm trained by SGD for a few steps, the update ops under
     control_dependencies, ends with TF's variables."""
     images = RNG.normal(size=(6, 8, 8, 2)).astype(np.float32)
@@ -227,7 +233,7 @@ def test_end_to_end_conv_bn_training_matches_tf():
 
     def model(lib, L, x, y):
         h = L.conv2d(x, 4, 3, padding="same", use_bias=False)
-        h = L.batch_normalization(h, training=True, fused=False)
+        h = L.batch_normalization(h, training=True, fused=fused)
         h = lib.nn.relu(h)
         h = L.max_pooling2d(h, 2, 2)
         h = L.conv2d(h, 4, 3, activation=lib.nn.relu)

@@ -58,3 +58,62 @@ def test_meta_graph_and_checkpoint_restore_across_libraries(tmp_path, writer, re
     _, want, want_step = _restore_and_step(writer, path)
     np.testing.assert_allclose(stepped, want, rtol=1e-6)
     assert step == want_step == 4
+
+
+def _loop_with_conds(lib):
+    """A while loop with a cond in its body, and a cond after it; the MetaGraphDef."""
+    with lib.Graph().as_default():
+        x = lib.placeholder(lib.float32, [3], name="x")
+        w = lib.Variable([1.0, 2.0, 3.0], name="w", use_resource=False)
+
+        def body(i, acc):
+            y = lib.cond(acc[0] > 5.0, lambda: acc * 0.5, lambda: acc * w + x)
+            return i + 1, y
+
+        _, out = lib.while_loop(lambda i, a: i < 4, body, (lib.constant(0), x),
+                                maximum_iterations=10)
+        z = lib.cond(lib.reduce_sum(out) > 0, lambda: out * 2.0, lambda: out)
+        lib.reduce_sum(z * z, name="loss")
+        return lib.train.export_meta_graph()
+
+
+def _context_defs(meta):
+    from tensorflow.core.protobuf import control_flow_pb2
+
+    return ([control_flow_pb2.WhileContextDef.FromString(b)
+             for b in meta.collection_def["while_context"].bytes_list.value],
+            [control_flow_pb2.CondContextDef.FromString(b)
+             for b in meta.collection_def["cond_context"].bytes_list.value])
+
+
+def _gradients_of_imported(lib, serialized, scope):
+    """Import the meta graph, build d loss / d (w, x) through the imported loop and
+    conds, and run them for two inputs."""
+    with lib.Graph().as_default() as g:
+        meta = lib.MetaGraphDef.FromString(serialized)
+        lib.train.import_meta_graph(meta, import_scope=scope)
+        p = scope + "/" if scope else ""
+        loss = g.get_tensor_by_name(p + "loss:0")
+        x = g.get_tensor_by_name(p + "x:0")
+        (w,) = lib.global_variables()
+        grads = lib.gradients(loss, [w, x])
+        with lib.Session() as sess:
+            sess.run(lib.global_variables_initializer())
+            return [sess.run([loss, *grads], {x: v}) for v in ([0.5, -1.0, 2.0],
+                                                               [3.0, 1.0, 1.0])]
+
+
+@pytest.mark.usefixtures("tf_control_flow_v1")
+def test_control_flow_contexts_export_as_tfs_and_import_for_gradients():
+    ours, theirs = _loop_with_conds(tf), _loop_with_conds(tf1)
+    # The while_context and cond_context collections hold the same protos as TF's
+    # (the loop's values, enters, exits, pivots and its nested cond branches).
+    assert _context_defs(ours) == _context_defs(theirs)
+    assert len(_context_defs(ours)[1]) == 2
+    want = _gradients_of_imported(tf1, theirs.SerializeToString(), None)
+    for lib, meta in ((tf, ours), (tf, theirs), (tf1, ours)):
+        for scope in (None, "imported"):
+            got = _gradients_of_imported(lib, meta.SerializeToString(), scope)
+            for g_step, w_step in zip(got, want):
+                for a, b in zip(g_step, w_step):
+                    np.testing.assert_allclose(a, b, rtol=1e-6)

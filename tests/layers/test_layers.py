@@ -81,8 +81,38 @@ def test_missing_features_raise():
     with tf.Graph().as_default():
         with pytest.raises(NotImplementedError, match="renorm"):
             tf.layers.BatchNormalization(renorm=True)
-        with pytest.raises(NotImplementedError, match="fused_batch_norm"):
-            tf.layers.batch_normalization(tf.zeros([1, 2, 2, 3]), fused=True)
+        with pytest.raises(ValueError, match="only possible with `axis=1` or `axis=3`"):
+            tf.layers.batch_normalization(tf.zeros([1, 2, 2, 3]), axis=2, fused=True)
+
+
+def test_batch_norm_of_images_is_fused_and_equals_the_unfused_one():
+    x = np.random.RandomState(0).randn(4, 3, 3, 5).astype(np.float32)
+    with tf.Graph().as_default() as g:
+        training = tf.placeholder(tf.bool, [])
+        fused = tf.layers.batch_normalization(x, training=training, momentum=0.9)
+        plain = tf.layers.batch_normalization(x, training=training, momentum=0.9,
+                                              fused=False)
+        types = {op.type for op in g.get_operations() if op.name.startswith("batch_norm")}
+        assert "FusedBatchNormV3" in types
+        updates = tf.get_collection(tf.GraphKeys.UPDATE_OPS)
+        assert [u.name for u in updates[:2]] == ["batch_normalization/AssignMovingAvg",
+                                                  "batch_normalization/AssignMovingAvg_1"]
+        moving = [v for v in tf.global_variables() if "moving" in v.name]
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            for is_training in (True, False, True):
+                a, b, _ = sess.run([fused, plain, updates], {training: is_training})
+                if is_training:  # batch statistics: the same normalization
+                    np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-5)
+            mean, var, plain_mean, plain_var = sess.run(moving)
+        # Two training steps moved the averages (0.9 * 0.9 of the initial value, 0.19 of
+        # the batch's); the inference step left them. The fused layer's variance is the
+        # unbiased one (n = 36 values per channel), as TF's fused kernel gives it.
+        batch_var = x.var(axis=(0, 1, 2))
+        np.testing.assert_allclose(mean, 0.19 * x.mean(axis=(0, 1, 2)), atol=1e-6)
+        np.testing.assert_allclose(plain_mean, mean, atol=1e-6)
+        np.testing.assert_allclose(var, 0.81 + 0.19 * batch_var * 36 / 35, rtol=1e-5)
+        np.testing.assert_allclose(plain_var, 0.81 + 0.19 * batch_var, rtol=1e-5)
 
 
 def test_user_layer_subclass():

@@ -468,6 +468,9 @@ def test_save_into_missing_directory(tmp_path):
         with pytest.raises(ValueError, match="collides"):
             saver.save(sess, str(tmp_path / "checkpoint"))
         assert saver.save(sess, str(tmp_path / "fine")).endswith("fine")
+        # As TF's BundleWriter: the prefix's own directory is made, not its parents.
+        assert saver.save(sess, str(tmp_path / "new" / "model")).endswith("new/model")
+        assert (tmp_path / "new" / "model.index").exists()
 
 
 def test_uninitialized_variable_save_fails_cleanly(tmp_path):

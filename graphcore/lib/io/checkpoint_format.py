@@ -481,7 +481,13 @@ class BundleWriter:
         self._offset = 0
         directory = os.path.dirname(prefix)
         if directory and not os.path.isdir(directory):
-            raise errors.NotFoundError(None, None, f"{directory}; No such file or directory")
+            try:  # TF's BundleWriter creates the prefix's directory, not its parents
+                os.mkdir(directory)
+            except FileExistsError:
+                pass
+            except FileNotFoundError:
+                raise errors.NotFoundError(None, None,
+                                           f"{directory}; No such file or directory") from None
         try:
             self._file = open(self._tmp_data, "wb")
         except OSError as e:
