@@ -40,7 +40,7 @@ __all__ = ["add_arg_scope", "arg_scope", "arg_scope_func_key", "arg_scoped_argum
            "init_from_checkpoint", "list_variables", "load_checkpoint", "load_variable",
            "local_variable", "model_variable", "nest", "sort", "variable"]
 
-_log = logging.getLogger("graphcore")
+_log = logging.getLogger("tensorflow")  # tf.logging's logger, as TF logs
 
 # -- arg_scope ---------------------------------------------------------------------------
 # As in TF, the stack of scopes is process-wide (not per graph) and each decorated function

@@ -22,7 +22,7 @@ __all__ = ["GreedyLoadBalancingStrategy", "HParams", "add_gradients_summaries", 
            "clip_gradient_norms", "clip_gradient_norms_fn", "create_train_op",
            "multiply_gradients"]
 
-_log = logging.getLogger("graphcore")
+_log = logging.getLogger("tensorflow")  # tf.logging's logger, as TF logs
 _USE_GLOBAL_STEP = 0
 
 

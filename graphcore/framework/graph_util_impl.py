@@ -10,7 +10,7 @@ from typing import Any
 
 from graphcore.framework import dtypes as dtypes_lib
 from graphcore.framework import tensor_util
-from graphcore.protobuf import attr_value_pb2, graph_pb2
+from graphcore.protobuf import attr_value_pb2, graph_pb2, node_def_pb2
 
 __all__ = ["convert_variables_to_constants", "extract_sub_graph", "must_run_on_cpu",
            "remove_training_nodes", "tensor_shape_from_node_def_name"]
@@ -52,37 +52,49 @@ def extract_sub_graph(graph_def: graph_pb2.GraphDef,
 
 def remove_training_nodes(input_graph: graph_pb2.GraphDef,
                           protected_nodes: list[str] | None = None) -> graph_pb2.GraphDef:
-    """``input_graph`` without CheckNumerics and Identity nodes (those without control
-    inputs and not protected), their consumers wired to their inputs."""
+    """``input_graph``'s nodes (no library, no versions, as TF's) without what only
+    training needs, as TF's: CheckNumerics nodes are dropped (with the inputs that
+    named them), then Identity and StopGradient nodes are spliced out (their consumers
+    take their input) unless protected, colocated with, carrying control inputs or
+    used as one."""
     protected = set(protected_nodes or [])
-    removable = {}
+    dropped = {n.name for n in input_graph.node
+               if n.op == "CheckNumerics" and n.name not in protected}
+    kept = []
     for node in input_graph.node:
-        if node.name in protected:
+        if node.name in dropped:
             continue
-        if node.op == "CheckNumerics" or (
-                node.op == "Identity" and not any(i.startswith("^") for i in node.input)):
-            removable[node.name] = node.input[0]
-
-    def resolve(name: str) -> str:
-        control = name.startswith("^")
-        base, _, index = (name[1:] if control else name).partition(":")
-        seen = set()
-        while base in removable and base not in seen:
-            seen.add(base)
-            base, _, index = removable[base].partition(":")
-        out = base if not index or index == "0" else f"{base}:{index}"
-        return "^" + base if control else out
-
+        new = node_def_pb2.NodeDef()
+        new.CopyFrom(node)
+        del new.input[:]
+        new.input.extend(i for i in node.input if i.lstrip("^") not in dropped)
+        kept.append(new)
+    control_inputs, with_control_input, colocated = set(), set(), set()
+    for node in kept:
+        for i in node.input:
+            if i.startswith("^"):
+                control_inputs.add(i[1:])
+                with_control_input.add(node.name)
+        if "_class" in node.attr:
+            colocated.update(c.decode()[len("loc:@"):] if c.startswith(b"loc:@") else c.decode()
+                             for c in node.attr["_class"].list.s)
+    splice = {n.name: n.input[0] for n in kept
+              if n.op in ("Identity", "StopGradient") and n.name not in protected
+              and n.name not in colocated and n.name not in with_control_input
+              and n.name not in control_inputs}
     out = graph_pb2.GraphDef()
-    for node in input_graph.node:
-        if node.name in removable:
+    for node in kept:
+        if node.name in splice:
             continue
         new = out.node.add()
         new.CopyFrom(node)
         del new.input[:]
-        new.input.extend(resolve(i) for i in node.input)
-    out.library.CopyFrom(input_graph.library)
-    out.versions.CopyFrom(input_graph.versions)
+        for full in node.input:
+            name = full.lstrip("^")
+            while name in splice:
+                full = splice[name]
+                name = full.lstrip("^")
+            new.input.append(full)
     return out
 
 

@@ -1,6 +1,6 @@
 """Nested structures (TF's ``nest``): lists, tuples, namedtuples and dicts of leaves, as
 ``tf.while_loop``, ``tf.cond`` and the functions built on them take them. Dicts flatten
-in sorted key order, as TF's."""
+in sorted key order, as TF's, and pack back in their own key order."""
 
 from __future__ import annotations
 
@@ -27,8 +27,9 @@ def pack_sequence_as(structure: Any, flat: list) -> Any:
     it = iter(flat)
 
     def pack(s: Any) -> Any:
-        if isinstance(s, dict):
-            return type(s)((k, pack(s[k])) for k in sorted(s))
+        if isinstance(s, dict):  # values taken in sorted key order, keys kept in theirs
+            packed = {k: pack(s[k]) for k in sorted(s)}
+            return type(s)((k, packed[k]) for k in s)
         if is_namedtuple(s):
             return type(s)(*[pack(v) for v in s])
         if isinstance(s, (list, tuple)):

@@ -16,13 +16,20 @@ from graphcore.framework.op_def_library import arg_types, output_types_from_attr
 
 _MERGE_OPS = frozenset({"Merge", "RefMerge"})
 _NEXT_ITERATION_OPS = frozenset({"NextIteration", "RefNextIteration"})
+# Stateful ops that only read state: variables themselves, their reads and init checks.
+_READ_OPS = frozenset({"VariableV2", "Variable", "VarHandleOp", "ReadVariableOp",
+                       "IsVariableInitialized", "VarIsInitializedOp"})
+# Ops taking a ref input only to pass the reference on; any other op with a ref input
+# (Assign, Apply*, Scatter*...) writes through it.
+_REF_FORWARD_OPS = frozenset({"RefIdentity", "RefSwitch", "RefMerge", "RefEnter", "RefExit",
+                              "RefNextIteration", "RefSelect"})
 
 
 class NodeInfo:
     """One node: its NodeDef, registration, parsed inputs and dtypes."""
 
     __slots__ = ("name", "node_def", "op", "reg", "inputs", "control_inputs", "input_types",
-                 "output_types", "input_is_ref", "index")
+                 "output_types", "input_is_ref", "index", "pure")
 
     def __init__(self, node_def: Any, reg: op_registry.RegisteredOp, index: int):
         self.name: str = node_def.name
@@ -30,6 +37,7 @@ class NodeInfo:
         self.op: str = node_def.op
         self.reg = reg
         self.index = index
+        self.pure = False  # set when the view places it (see GraphView.extend)
         self.inputs: list[tuple[str, int]] = []
         self.control_inputs: list[str] = []
         attrs = dict(node_def.attr)
@@ -126,6 +134,17 @@ class GraphView:
 
         try:
             order = topological_order(list(new), deps)
+            # Pure nodes (no side effect anywhere upstream but reading variables) go
+            # before the ready stateful ones, as TF's executor runs cheap ready ops at
+            # once: a step's reads of a variable see its value from before the step's
+            # updates (the hooks' ``global_step`` read, summaries of weights).
+            for name in order:
+                info = new[name]
+                info.pure = (info.op in _READ_OPS or not (
+                    info.reg.op_def.is_stateful or
+                    (any(info.input_is_ref) and info.op not in _REF_FORWARD_OPS))) and \
+                    all((new.get(d) or self.nodes[d]).pure for d in deps(name))
+            order = topological_order(order, deps, urgent=lambda n: new[n].pure)
         except ValueError as e:
             raise errors.InvalidArgumentError(None, None, str(e)) from None
         base = len(self.order)

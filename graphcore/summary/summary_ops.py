@@ -26,7 +26,7 @@ from graphcore.protobuf import summary_pb2, tensor_pb2, tensor_shape_pb2
 __all__ = ["scalar", "histogram", "image", "audio", "merge", "merge_all", "tensor_summary",
            "text"]
 
-_log = logging.getLogger("graphcore.summary")
+_log = logging.getLogger("tensorflow")  # tf.logging's logger, as TF logs
 
 _NUMBERS = "realnumbertype"
 

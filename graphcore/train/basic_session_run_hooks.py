@@ -29,7 +29,7 @@ __all__ = ["CheckpointSaverHook", "CheckpointSaverListener", "FeedFnHook", "Fina
            "NanTensorHook", "ProfilerHook", "SecondOrStepTimer", "StepCounterHook",
            "StopAtStepHook", "SummarySaverHook"]
 
-_log = logging.getLogger("graphcore.train")
+_log = logging.getLogger("tensorflow")  # tf.logging's logger, as TF logs
 
 
 def _global_step_read(hook_name: str) -> Any:
@@ -278,6 +278,7 @@ class CheckpointSaverHook(SessionRunHook):
 
     def _save(self, session: Any, step: int) -> bool:
         """Saves; True when a listener asks to stop."""
+        _log.info("Calling checkpoint listeners before saving checkpoint %d...", step)
         for listener in self._listeners:
             listener.before_save(session, step)
         _log.info("Saving checkpoints for %d into %s.", step, self._save_path)
@@ -286,6 +287,7 @@ class CheckpointSaverHook(SessionRunHook):
         self._summary_writer.add_session_log(
             event_pb2.SessionLog(status=event_pb2.SessionLog.CHECKPOINT,
                                  checkpoint_path=self._save_path), step)
+        _log.info("Calling checkpoint listeners after saving checkpoint %d...", step)
         should_stop = False
         for listener in self._listeners:
             if listener.after_save(session, step):

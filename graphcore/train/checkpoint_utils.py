@@ -18,7 +18,7 @@ from graphcore.train import saver as saver_lib
 
 __all__ = ["checkpoints_iterator", "init_from_checkpoint"]
 
-_log = logging.getLogger("graphcore.train")
+_log = logging.getLogger("tensorflow")  # tf.logging's logger, as TF logs
 
 
 def wait_for_new_checkpoint(checkpoint_dir: str, last_checkpoint: str | None = None,

@@ -17,7 +17,7 @@ from graphcore.train import optimizer
 __all__ = ["MixedPrecisionLossScaleOptimizer", "disable_mixed_precision_graph_rewrite",
            "enable_mixed_precision_graph_rewrite"]
 
-_log = logging.getLogger("graphcore.train")
+_log = logging.getLogger("tensorflow")  # tf.logging's logger, as TF logs
 
 
 class MixedPrecisionLossScaleOptimizer(optimizer.Optimizer):

@@ -24,7 +24,7 @@ from graphcore.train.session_run_hook import SessionRunArgs, SessionRunContext, 
 __all__ = ["ChiefSessionCreator", "MonitoredTrainingSession", "MonitoredSession", "Scaffold",
            "SessionCreator", "SingularMonitoredSession", "WorkerSessionCreator"]
 
-_log = logging.getLogger("graphcore.train")
+_log = logging.getLogger("tensorflow")  # tf.logging's logger, as TF logs
 
 USE_DEFAULT = object()
 _RECOVERABLE = (errors.UnavailableError, errors.AbortedError)
@@ -78,6 +78,7 @@ class Scaffold:
                 self.saver = Saver(allow_empty=True, sharded=False)
                 ops_lib.add_to_collection(ops_lib.GraphKeys.SAVERS, self.saver)
         ops_lib.get_default_graph().finalize()
+        _log.info("Graph was finalized.")
         self._finalized = True
         return self
 
@@ -224,7 +225,6 @@ class MonitoredSession:
             if path:
                 scaffold.saver.restore(sess, path)
                 restored = True
-                _log.info("Restored from %s", path)
             if not restored:
                 sess.run(scaffold.init_op, feed_dict=scaffold.init_feed_dict)
                 if scaffold.init_fn is not None:
@@ -247,7 +247,9 @@ class MonitoredSession:
                     _log.info("Waiting for %s (up to %s secs)", what, self._max_wait_secs)
                     next_log = time.time() + 10.0
                 time.sleep(0.5)
+        _log.info("Running local_init_op.")
         sess.run(scaffold.local_init_op)
+        _log.info("Done running local_init_op.")
         for hook in self._hooks:
             hook.after_create_session(sess, None)
         return sess

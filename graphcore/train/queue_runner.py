@@ -14,7 +14,7 @@ from graphcore.framework.session_stack import get_default_session
 
 __all__ = ["QueueRunner", "add_queue_runner", "start_queue_runners"]
 
-_log = logging.getLogger(__name__)
+_log = logging.getLogger("tensorflow")  # tf.logging's logger, as TF logs
 
 
 class QueueRunner:

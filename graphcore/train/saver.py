@@ -69,7 +69,7 @@ __all__ = [
     "update_checkpoint_state",
 ]
 
-_log = logging.getLogger(__name__)
+_log = logging.getLogger("tensorflow")  # tf.logging's logger, as TF logs
 
 SaverDef = saver_pb2.SaverDef
 CheckpointState = checkpoint_state_pb2.CheckpointState

@@ -16,7 +16,7 @@ from graphcore.train import saver as saver_lib
 
 __all__ = ["SessionManager"]
 
-_log = logging.getLogger("graphcore.train")
+_log = logging.getLogger("tensorflow")  # tf.logging's logger, as TF logs
 
 
 def _maybe_name(obj: Any) -> str:

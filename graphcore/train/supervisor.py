@@ -25,7 +25,7 @@ from graphcore.train.session_manager import SessionManager
 
 __all__ = ["Supervisor"]
 
-_log = logging.getLogger("graphcore.train")
+_log = logging.getLogger("tensorflow")  # tf.logging's logger, as TF logs
 
 
 class Supervisor:

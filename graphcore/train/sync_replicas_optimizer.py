@@ -49,7 +49,7 @@ from graphcore.train.optimizer import Optimizer
 # ConditionalAccumulator is tf.ConditionalAccumulator in TF (top level), not tf.train.
 __all__ = ["SyncReplicasOptimizer"]
 
-_log = logging.getLogger("graphcore.train")
+_log = logging.getLogger("tensorflow")  # tf.logging's logger, as TF logs
 
 # -- ops -------------------------------------------------------------------------------
 # OpDefs as TF's (only ConditionalAccumulator is marked stateful; the others act on the

@@ -24,7 +24,7 @@ __all__ = [
 
 GLOBAL_STEP_READ_KEY = "global_step_read_op_cache"
 
-_log = logging.getLogger(__name__)
+_log = logging.getLogger("tensorflow")  # tf.logging's logger, as TF logs
 
 
 def global_step(sess: Any, global_step_tensor: Any) -> int:

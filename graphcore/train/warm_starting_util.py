@@ -18,7 +18,7 @@ from graphcore.train import checkpoint_utils
 
 __all__ = ["VocabInfo", "warm_start"]
 
-_log = logging.getLogger("graphcore.train")
+_log = logging.getLogger("tensorflow")  # tf.logging's logger, as TF logs
 
 
 class VocabInfo(collections.namedtuple("VocabInfo", [

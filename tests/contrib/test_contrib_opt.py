@@ -15,7 +15,9 @@ W0 = np.array([1.0, -2.0, 3.0], np.float32)
 def _step(make_optimizer, decay_var_list=None, use_minimize=False):
     w = tf.Variable(W0, name="w")
     b = tf.Variable(W0, name="b")
-    loss = tf.reduce_sum(tf.square(w)) + tf.reduce_sum(b)
+    # Gradients that do not depend on the weights: the decay and the forward pass are
+    # unordered in the graph (in TF too), so the step must not depend on which ran first.
+    loss = tf.reduce_sum(w * [1.0, 2.0, 3.0]) + tf.reduce_sum(b)
     optimizer = make_optimizer()
     kwargs = {"decay_var_list": decay_var_list([w, b])} if decay_var_list else {}
     if use_minimize:

@@ -118,7 +118,7 @@ def node_loss(out, tf, ray, ray_runtime, cluster, nodes):
         def emit(self, record):
             records.append((time.time(), record.getMessage()))
 
-    logging.getLogger("graphcore.train").addHandler(Warnings(logging.WARNING))
+    logging.getLogger("tensorflow").addHandler(Warnings(logging.WARNING))
     removals = []
     created = []
     by_id = {n.node_id: n for n in nodes}

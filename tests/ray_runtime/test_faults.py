@@ -81,7 +81,7 @@ def test_killed_actor_recovers_from_last_checkpoint(ray_cluster, cluster_name, v
     x, w, b, step, train = _model(CLUSTER)
     kill = KillOnceHook(ray_cluster, cluster_name, victim, at=5)
     steps = []
-    caplog.set_level(logging.WARNING, logger="graphcore.train")
+    caplog.set_level(logging.WARNING, logger="tensorflow")
     with tf.train.MonitoredTrainingSession(
             master=f"ray://auto?cluster={cluster_name}", config=_config(),
             checkpoint_dir=ckpt, save_checkpoint_steps=3,

@@ -193,7 +193,7 @@ def test_global_step_waiter_hook_waits_for_the_step():
 
 
 def test_logging_tensor_hook_logs_every_n_iter_and_at_end(caplog):
-    caplog.set_level("INFO", logger="graphcore.train")
+    caplog.set_level("INFO", logger="tensorflow")
     with tf.Graph().as_default():
         x, loss, train = _model()
         w = tf.global_variables()[0]
@@ -205,3 +205,27 @@ def test_logging_tensor_hook_logs_every_n_iter_and_at_end(caplog):
     assert len(messages) == 3  # iterations 0 and 2, and the end
     with pytest.raises(ValueError, match="either at_end and/or exactly one of every_n_iter"):
         tf.train.LoggingTensorHook({"loss": 1}, every_n_iter=None)
+
+
+def test_a_read_of_the_global_step_in_the_train_step_sees_the_value_before_it(tmp_path):
+    """As TF's executor, which runs cheap ops as soon as they are ready: the hooks' read
+    of the global step in the training step's own run gives the step before the update,
+    so summaries every 10 steps land on steps 1, 11, 21 (TF's numbers)."""
+    from graphcore.train import training_util
+
+    with tf.Graph().as_default():
+        x, loss, train = _model()
+        read = training_util._get_or_create_global_step_read()
+        tf.summary.scalar("loss", loss)
+        with tf.train.MonitoredTrainingSession(
+                checkpoint_dir=str(tmp_path), save_summaries_steps=10,
+                log_step_count_steps=None, save_checkpoint_steps=None,
+                hooks=[tf.train.StopAtStepHook(last_step=25)]) as sess:
+            seen = []
+            while not sess.should_stop():
+                seen.append(sess.run([train, read], {x: 1.0})[1])
+    FileWriterCache.clear()
+    assert seen == list(range(25))
+    loss_steps = [e.step for e in _events(str(tmp_path)) for v in e.summary.value
+                  if v.tag == "loss"]
+    assert loss_steps == [1, 11, 21]

@@ -15,7 +15,7 @@ from graphcore.ops import array_ops, math_ops, nn_ops
 __all__ = ["apply_regularization", "l1_l2_regularizer", "l1_regularizer", "l2_regularizer",
            "sum_regularizer"]
 
-_log = logging.getLogger("graphcore")
+_log = logging.getLogger("tensorflow")  # tf.logging's logger, as TF logs
 
 
 def _check_scale(scale: Any, end: str = "") -> bool:

@@ -33,7 +33,7 @@ from graphcore.train.supervisor import Supervisor
 __all__ = ["add_gradients_summaries", "clip_gradient_norms", "create_train_op",
            "multiply_gradients", "train", "train_step"]
 
-_log = logging.getLogger("graphcore")
+_log = logging.getLogger("tensorflow")  # tf.logging's logger, as TF logs
 _USE_DEFAULT = 0
 
 
