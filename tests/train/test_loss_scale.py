@@ -48,6 +48,7 @@ def test_fixed_loss_scale_always_applies_and_get_builds_scales():
 def test_enable_mixed_precision_graph_rewrite_wraps_the_optimizer(caplog):
     from graphcore.train import loss_scale_optimizer
 
+    caplog.set_level("WARNING", logger="tensorflow")  # tf.logging's, whatever its verbosity
     with tf.Graph().as_default():
         base = tf.train.AdamOptimizer(0.1)
         opt = tf.train.experimental.enable_mixed_precision_graph_rewrite(base)
