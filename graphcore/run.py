@@ -61,6 +61,7 @@ INTERNAL_ALIASES = {
     "tensorflow.python.training.moving_averages": "graphcore.train.moving_averages",
     "tensorflow.python.training.saver": "graphcore.train.saver",
     "tensorflow.python.training.training_util": "graphcore.train.training_util",
+    "tensorflow.python.tools.freeze_graph": "graphcore.tools.freeze_graph",
 }
 
 

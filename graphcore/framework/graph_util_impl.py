@@ -98,6 +98,12 @@ def remove_training_nodes(input_graph: graph_pb2.GraphDef,
     return out
 
 
+# Ops that pass their input 0 on (TF's converter updates their dtype and drops their
+# recorded shapes when that input becomes a constant).
+_PASS_THROUGH_OPS = frozenset({"Enter", "Exit", "Identity", "NextIteration", "Switch",
+                               "_SwitchN"})
+
+
 def convert_variables_to_constants(sess: Any, input_graph_def: graph_pb2.GraphDef,
                                    output_node_names: list[str],
                                    variable_names_whitelist: Any = None,
@@ -134,6 +140,7 @@ def convert_variables_to_constants(sess: Any, input_graph_def: graph_pb2.GraphDe
         results = sess.run([f for _, f in present])
         values = {name: value for (name, _), value in zip(present, results)}
     out = graph_pb2.GraphDef()
+    converted: dict[str, int] = {}  # node -> dtype of the constant value its output 0 is
     for node in graph_def.node:
         new = out.node.add()
         if node.name in values:
@@ -144,17 +151,24 @@ def convert_variables_to_constants(sess: Any, input_graph_def: graph_pb2.GraphDe
             new.attr["dtype"].CopyFrom(attr_value_pb2.AttrValue(type=dtype.as_datatype_enum))
             new.attr["value"].CopyFrom(attr_value_pb2.AttrValue(
                 tensor=tensor_util.make_tensor_proto(value, dtype=dtype)))
-            if node.device:
-                new.device = node.device
+            converted[node.name] = dtype.as_datatype_enum
         elif node.name in resource_reads and _node_name(node.input[0]) in values:
             new.op = "Identity"
             new.name = node.name
-            new.input.extend(node.input)
+            new.input.append(node.input[0])
             new.attr["T"].CopyFrom(node.attr["dtype"])
-            if node.device:
-                new.device = node.device
+            if "_class" in node.attr:
+                new.attr["_class"].CopyFrom(node.attr["_class"])
+            converted[node.name] = node.attr["dtype"].type
         else:
             new.CopyFrom(node)
+            source = _node_name(node.input[0]) if node.input else ""
+            if node.op in _PASS_THROUGH_OPS and source in converted and "T" in node.attr:
+                # As TF: a pass-through of a converted variable takes its value's dtype
+                # (no longer a reference) and loses its recorded output shapes.
+                new.attr["T"].type = converted[source]
+                new.attr.pop("_output_shapes", None)
+                converted[node.name] = converted[source]
     out.library.CopyFrom(graph_def.library)
     out.versions.CopyFrom(graph_def.versions)
     return out
