@@ -56,8 +56,10 @@ def _ps_side_error():
     # A kernel error on the ps actor: the gather is colocated with its variable.
     v = tf.Variable([1.0, 2.0], name="v")
     i = tf.placeholder(tf.int32, [1], name="i")
+    # read_value() made under the initializer's control edge: ``v`` itself converts to
+    # its snapshot v/read, which (as in TF) may run before the initializer.
     with tf.control_dependencies([v.initializer]), tf.colocate_with(v):
-        return tf.gather(v, i, name="ps_gather"), {i: np.array([9], np.int32)}
+        return tf.gather(v.read_value(), i, name="ps_gather"), {i: np.array([9], np.int32)}
 
 
 CASES = {
