@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from graphcore.framework import errors
-from graphcore.kernels import reader_kernels
+from graphcore.kernels import philox, reader_kernels
 from graphcore.kernels.registry import KernelContext, register_kernel
 
 Element = list
@@ -360,6 +360,12 @@ def _unbatch(ctx):
 # -- order and count ---------------------------------------------------------------------
 @_dataset_kernel("ShuffleDataset")
 def _shuffle(ctx):
+    """TF's shuffle (core/kernels/data/shuffle_dataset_op.cc), the same order for the same
+    seeds.  The dataset holds a seed generator: with ``reshuffle_each_iteration`` a Philox
+    stream seeded by (seed, seed2) whose next two uint32 seed each new pass (a repeat's
+    epochs), else (seed, seed2) itself for every pass; (0, 0) means seeds drawn at random
+    once.  A pass fills a ring buffer of ``buffer_size`` and outputs the element at a
+    random offset ``r % n`` from the oldest one, which takes its place."""
     reshuffle = ctx.node_def.attr["reshuffle_each_iteration"].b
 
     def make(dataset, buffer_size, seed, seed2):
@@ -367,29 +373,39 @@ def _shuffle(ctx):
         if size <= 0:
             raise errors.InvalidArgumentError(
                 None, None, "buffer_size must be greater than zero.")
-        # Unseeded: a random seed drawn once, so that without reshuffling every pass
-        # repeats the first one's order, as TF's.
-        seeds = [int(seed), int(seed2)] if int(seed) or int(seed2) else \
-            [int(x) for x in np.random.SeedSequence().generate_state(2)]
-        passes = [0]
+        seeds = (int(seed), int(seed2))
+        if seeds == (0, 0):
+            seeds = tuple(int.from_bytes(os.urandom(8), "little") for _ in range(2))
+        seed_stream = philox.SingleSample(philox.Philox.from_seeds(*seeds), batch=1) \
+            if reshuffle else None
         lock = threading.Lock()
 
         def iterate():
-            with lock:
-                epoch = passes[0]
-                passes[0] += 1
-            rng = np.random.default_rng(seeds + ([epoch] if reshuffle else []))
-            buffer: list = []
+            if seed_stream is None:
+                pass_seeds = seeds
+            else:
+                with lock:
+                    pass_seeds = (seed_stream(), seed_stream())
+            draw = philox.SingleSample(philox.Philox.from_seeds(*pass_seeds))
+            buffer: list = [None] * size
+            first = last = 0  # the elements held are buffer[first % size:last % size]
+
+            def pop():
+                nonlocal first
+                index = (first + draw() % (last - first)) % size
+                out = buffer[index]
+                buffer[index] = buffer[first % size]
+                buffer[first % size] = None
+                first += 1
+                return out
+
             for e in dataset.iterate():
-                buffer.append(e)
-                if len(buffer) == size:
-                    j = int(rng.integers(len(buffer)))
-                    buffer[j], buffer[-1] = buffer[-1], buffer[j]
-                    yield buffer.pop()
-            while buffer:
-                j = int(rng.integers(len(buffer)))
-                buffer[j], buffer[-1] = buffer[-1], buffer[j]
-                yield buffer.pop()
+                buffer[last % size] = e
+                last += 1
+                if last - first == size:
+                    yield pop()
+            while last > first:
+                yield pop()
         return DatasetObject(iterate)
     return make
 

@@ -109,6 +109,26 @@ class Philox:
 _CHUNK = 1 << 15
 
 
+class SingleSample:
+    """TF's ``SingleSampleAdapter<PhiloxRandom>``: the generator's uint32 outputs one at a
+    time, in order (a call that finds none left runs the generator once more).  Blocks
+    are computed ``batch`` at a time, which gives the same sequence."""
+
+    __slots__ = ("gen", "pending", "batch")
+
+    def __init__(self, gen: Philox, batch: int = 64):
+        self.gen = gen
+        self.pending: list[int] = []
+        self.batch = batch
+
+    def __call__(self) -> int:
+        if not self.pending:
+            block = self.gen.blocks(np.arange(self.batch, dtype=np.uint64))
+            self.gen.skip(self.batch)
+            self.pending = block.reshape(-1).tolist()[::-1]
+        return self.pending.pop()
+
+
 # ---- uint32 -> value conversions (random_distributions.h) ---------------------------
 
 def uint32_to_float(x: np.ndarray) -> np.ndarray:

@@ -226,3 +226,66 @@ def test_feedable_iterator_by_string_handle():
                     sess.run(n2)
         results.append([int(v) for v in seq])
     assert results[1] == results[0] == [10, 0, 11, 1, 0, 0]
+
+
+def _ds(t, n=10):
+    return t.data.Dataset.range(n)
+
+
+# (graph seed, pipeline, initializer runs): seeded shuffles give TF's exact order.
+SHUFFLE_ORDER = {
+    "small_buffer_op_seed": (None, lambda t: _ds(t).shuffle(3, seed=7), 1),
+    "big_buffer_op_seed": (None, lambda t: _ds(t).shuffle(25, seed=7), 1),
+    "graph_seed_only": (5, lambda t: _ds(t).shuffle(4), 1),
+    "graph_and_op_seed": (5, lambda t: _ds(t).shuffle(4, seed=9), 1),
+    "zero_seeds": (0, lambda t: _ds(t).shuffle(4, seed=0), 1),
+    "reshuffle_epochs": (None, lambda t: _ds(t).shuffle(4, seed=7).repeat(3), 1),
+    "reshuffle_big_buffer": (3, lambda t: _ds(t, 6).shuffle(20).repeat(3), 1),
+    "fixed_epochs": (None, lambda t: _ds(t).shuffle(
+        4, seed=7, reshuffle_each_iteration=False).repeat(3), 1),
+    "repeat_then_shuffle": (2, lambda t: _ds(t, 6).repeat(3).shuffle(5, seed=1), 1),
+    "shuffle_and_repeat": (None, lambda t: _ds(t, 6).apply(
+        t.data.experimental.shuffle_and_repeat(4, 3, seed=11)), 1),
+    "batch_after_shuffle": (4, lambda t: t.data.Dataset.from_tensor_slices(
+        (np.arange(9), np.arange(9.0) / 2)).shuffle(6).repeat(2).batch(4), 1),
+    "two_shuffles": (8, lambda t: _ds(t).shuffle(3, seed=4).shuffle(2), 1),
+    "reinitialized": (6, lambda t: _ds(t).shuffle(4), 3),
+    "reinitialized_fixed": (6, lambda t: _ds(t).shuffle(
+        4, reshuffle_each_iteration=False).repeat(2), 2),
+}
+
+
+def _shuffle_runs(lib, graph_seed, build, inits):
+    with lib.Graph().as_default():
+        if graph_seed is not None:
+            lib.set_random_seed(graph_seed)
+        iterator = lib.data.make_initializable_iterator(build(lib))
+        nxt = iterator.get_next()
+        runs = []
+        with lib.Session() as sess:
+            for _ in range(inits):
+                sess.run(iterator.initializer)
+                out = []
+                try:
+                    while True:
+                        out.append(_plain(sess.run(nxt)))
+                except lib.errors.OutOfRangeError:
+                    runs.append(out)
+    return runs
+
+
+def test_shuffle_order_matches_tf():
+    """Seeded shuffles (op seed, graph seed, both, (0, 0)) yield TF's element order: buffers
+    smaller and larger than the dataset, reshuffled or fixed epochs under repeat, repeat
+    then shuffle, shuffle_and_repeat, batches of shuffled tuples, a re-initialized
+    iterator.  Unseeded ones are permutations, one order per epoch without reshuffling."""
+    for case, (graph_seed, build, inits) in SHUFFLE_ORDER.items():
+        want = _shuffle_runs(tf1, graph_seed, build, inits)
+        got = _shuffle_runs(tf, graph_seed, build, inits)
+        assert got == want, case
+    for reshuffle in (True, False):
+        (got,) = _shuffle_runs(tf, None, lambda t, r=reshuffle: _ds(t).shuffle(
+            4, reshuffle_each_iteration=r).repeat(2), 1)
+        assert sorted(got[:10]) == sorted(got[10:]) == list(range(10))
+        if not reshuffle:
+            assert got[:10] == got[10:]
