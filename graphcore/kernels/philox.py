@@ -284,3 +284,61 @@ def from_key_counter(key, counter) -> Philox:
     k = int(np.asarray(key).reshape(-1)[0]) & ((1 << 64) - 1)
     c = [int(x) & ((1 << 64) - 1) for x in np.asarray(counter).reshape(-1)[:2]]
     return Philox((k, k >> 32), c[0] | (c[1] << 64))
+
+
+class SimplePhilox:
+    """TF's ``random::SimplePhilox`` (simple_philox.h) over a Philox state: the uint32 of
+    successive blocks one at a time (``SingleSampleAdapter``), and the draws built on them.
+    The state is this object's own: drawing advances it, never the stream it came from."""
+
+    __slots__ = ("_gen", "_buf", "_pos")
+    _BLOCKS = 64  # blocks computed per refill (a batch of the same sequence)
+
+    def __init__(self, gen: Philox):
+        self._gen = Philox(gen.key, gen.counter)
+        self._buf: list[int] = []
+        self._pos = 0
+
+    def rand32(self) -> int:
+        if self._pos == len(self._buf):
+            self._buf = self._gen.blocks(np.arange(self._BLOCKS, dtype=np.uint64)) \
+                .reshape(-1).tolist()
+            self._gen.skip(self._BLOCKS)
+            self._pos = 0
+        value = self._buf[self._pos]
+        self._pos += 1
+        return value
+
+    def rand64(self) -> int:
+        lo = self.rand32()
+        return lo | (self.rand32() << 32)
+
+    def rand_float(self) -> np.float32:
+        return uint32_to_float(np.array([self.rand32()], np.uint32))[0]
+
+    def rand_double(self) -> float:
+        x0 = self.rand32()
+        x1 = self.rand32()
+        return float(uint64_to_double(np.array([x0], np.uint32), np.array([x1], np.uint32))[0])
+
+    def uniform(self, n: int) -> int:
+        """``Uniform(n)``: ``ExactUniformInt`` over 32-bit draws."""
+        return _exact_uniform_int(n, self.rand32, 32)
+
+    def uniform64(self, n: int) -> int:
+        return _exact_uniform_int(n, self.rand64, 64)
+
+
+def _exact_uniform_int(n: int, draw, bits: int) -> int:
+    """TF's ``ExactUniformInt`` (exact_uniform_int.h): rejection of the low values that
+    would bias ``bits % n``; a power of two masks; n == 0 consumes one draw and gives 0."""
+    if n == 0:
+        draw()
+        return 0
+    if n & (n - 1) == 0:
+        return draw() & (n - 1)
+    rem = (((1 << bits) - 1) % n) + 1
+    while True:
+        value = draw()
+        if value >= rem:
+            return value % n

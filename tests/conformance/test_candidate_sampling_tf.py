@@ -1,8 +1,7 @@
 """Reference tier: the candidate samplers (tf.nn / tf.random), compute_accidental_hits,
-nce_loss and sampled_softmax_loss against TensorFlow's compat.v1 graph mode. Sampled values
-are random (graphcore's stream is not TF's Philox), so the samplers are compared by their
-GraphDef nodes and seed attrs, static shapes, exact expected counts where they are
-deterministic, and sample frequencies against each distribution; the losses are compared
+nce_loss and sampled_softmax_loss against TensorFlow's compat.v1 graph mode: GraphDef nodes
+and seed attrs, static shapes, the candidates and expected counts the same seeds draw (TF's
+Philox through SimplePhilox), sample frequencies against each distribution; the losses
 exactly, values and gradients, with the same sampled candidates fed."""
 
 import os
@@ -92,6 +91,28 @@ def test_all_candidate_sampler_and_accidental_hits_match_tf():
         np.testing.assert_array_equal(got, want)
 
 
+@pytest.mark.parametrize("unique", [False, True])
+def test_seeded_samplers_draw_tensorflows_candidates(unique):
+    """The same graph seed and op seeds: TF's candidates and expected counts, run after run
+    (the learned sampler's weights growing by the true classes in between)."""
+    true = np.array([[0, 3], [5, 1], [2, 2], [7, 9]], np.int64)
+    values = {}
+    for lib in (tf, tf1):
+        with _graph(lib).as_default():
+            lib.set_random_seed(42)
+            samplers = _samplers(lib, true, 7, unique, 10)
+            samplers["op_seed"] = lib.nn.log_uniform_candidate_sampler(true, 2, 5, unique, 40,
+                                                                       seed=9)
+            with _session(lib) as sess:
+                values[lib] = [sess.run({k: list(v) for k, v in samplers.items()})
+                               for _ in range(3)]
+    for ours, theirs in zip(values[tf], values[tf1]):
+        for name in theirs:
+            for got, want in zip(ours[name], theirs[name]):
+                assert got.dtype == want.dtype, name
+                np.testing.assert_allclose(got, want, rtol=1e-6, err_msg=name)
+
+
 def test_expected_counts_with_replacement_match_tf():
     """Without ``unique`` the expected counts are p * num_sampled, fixed by the inputs; the
     learned sampler's p changes after each step by the true classes it saw."""
@@ -164,6 +185,13 @@ def test_sampler_errors_match_tf():
                     sess.run(too_small)
                 with pytest.raises(err, match="num_true columns, expected: 2 was: 3"):
                     sess.run(columns)
+                with pytest.raises(err, match=r"`true_candidate` out of range \[0, 3\), "
+                                              "received 3"):
+                    sess.run(lib.nn.uniform_candidate_sampler(TRUE, 2, 2, False, 3))
+                with pytest.raises(err, match="true_candidates must be a batch_size \\* "
+                                              "num_true matrix"):
+                    sess.run(lib.nn.compute_accidental_hits(
+                        lib.placeholder_with_default(TRUE, [None, None]), [1, 2], 3))
 
 
 RNG = np.random.default_rng(3)

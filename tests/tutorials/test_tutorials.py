@@ -92,6 +92,26 @@ def test_feature_column_script_prints_what_tensorflow_prints(tmp_path):
     assert ours == run(TF_RUNNER)
 
 
+# Scripts that take no arguments and print what TensorFlow prints, line for line.
+EXACT_SCRIPTS = ["word2vec_style.py"]
+
+
+@pytest.mark.parametrize("script", EXACT_SCRIPTS)
+def test_script_prints_what_tensorflow_prints(script, tmp_path):
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", TF_USE_LEGACY_KERAS="1",
+               PYTHONPATH=str(ROOT))
+
+    def run(runner: list[str]) -> str:
+        out = subprocess.run(runner + [str(HERE / script)], capture_output=True, text=True,
+                             timeout=600, env=env, cwd=tmp_path)
+        assert out.returncode == 0, out.stderr[-3000:]
+        return out.stdout
+
+    ours = run(OURS)
+    _tensorflow_or_skip()
+    assert ours == run(TF_RUNNER)
+
+
 def _events(tf_ref, directory: Path) -> list:
     files = sorted(directory.glob("events.out.tfevents.*"))
     assert len(files) == 1, files
