@@ -6,9 +6,10 @@ interleaved round by round (same load for both):
 
 forwarding: buffer forwarding off (A) / on (B) in the straight-line step (two plans built
             with ``executor.FORWARDING`` off and on; their losses must agree to the bit).
-team:       oneDNN's team size per product shape chosen by moving averages of the two
-            sizes' timings (A, the rule before the median window) / by the median of
-            each size's last TEAM_WINDOW timings (B, ``blas.TeamTimings``).
+team:       oneDNN's team size per product shape: a probe faster than the choice only
+            resets the probe interval (A, the rule before) / probes again at once
+            (B, ``blas.TeamTimings``); C is B with the products under the former
+            SERIAL_MACS (2^20) also on one thread.
 ``--threads 1`` runs the products on one thread (keeps the team choice out of a
 forwarding A/B).  Prints wall-clock ms per step (median, p25, p75, min, mean) per variant.
 """
@@ -21,29 +22,24 @@ import time
 
 import numpy as np
 
+from graphcore.kernels import blas
 
-class MovingAverageTeams(dict):
-    """The team rule before the median window: [calls, mean s on one thread, on the full
-    team, the call that probes next, the probe interval], means with weight 0.3."""
 
-    def choose(self, key: tuple) -> tuple[list, bool, bool]:
-        stats = self.get(key)
-        if stats is None:
-            stats = self[key] = [0, 0.0, 0.0, 16, 16]
-        stats[0] += 1
-        calls = stats[0]
-        probe = calls > 2 and calls >= stats[3]
-        one = calls == 2 if calls <= 2 else (stats[1] < stats[2]) != probe
-        return stats, one, probe
+class ProbeResetTeams(blas.TeamTimings):
+    """The team rule before the re-probe: a probe that was not 1.25x slower than the
+    choice only reset the probe interval to TEAM_PROBE (a faster probe did not probe
+    again at once)."""
 
     @staticmethod
     def record(stats: list, one: bool, probe: bool, elapsed: float) -> None:
-        calls, i = stats[0], 1 if one else 2
         if probe:
-            slower = elapsed > 1.25 * stats[3 - i]
-            stats[4] = min(2 * stats[4], 256) if slower else 16
-            stats[3] = calls + stats[4]
-        stats[i] = elapsed if calls <= 2 else stats[i] + 0.3 * (elapsed - stats[i])
+            slower = elapsed > 1.25 * blas._median(stats[4] if one else stats[3])
+            stats[2] = min(2 * stats[2], 16 * blas.TEAM_PROBE) if slower else blas.TEAM_PROBE
+            stats[1] = stats[0] + stats[2]
+        recent = stats[3] if one else stats[4]
+        recent.append(elapsed)
+        if len(recent) > blas.TEAM_WINDOW:
+            del recent[0]
 
 
 def main() -> None:
@@ -86,10 +82,17 @@ def main() -> None:
         if not isinstance(lib, blas._OneDNN):
             raise SystemExit("oneDNN is not in use")
         model, step = build()
-        timings = {"A moving average": MovingAverageTeams(), "B median window":
-                   blas.TeamTimings()}
-        variants = {name: (model, step, lambda t=t: setattr(lib, "_timings", t))
-                    for name, t in timings.items()}
+        serial = blas.SERIAL_MACS
+        rules = {"A probe reset": (ProbeResetTeams(), serial),
+                 "B re-probe": (blas.TeamTimings(), serial),
+                 "C re-probe, 2^20": (blas.TeamTimings(), 1 << 20)}
+
+        def use(timings: blas.TeamTimings, serial_macs: int) -> None:
+            lib._timings = timings
+            blas.SERIAL_MACS = serial_macs
+
+        variants = {name: (model, step, lambda r=rule: use(*r))
+                    for name, rule in rules.items()}
     samples: dict[str, list[float]] = {name: [] for name in variants}
     for r in range(args.rounds + 1):
         for name in (list(variants) if r % 2 == 0 else list(variants)[::-1]):

@@ -52,15 +52,20 @@ _SMALL = 65536 * 4
 
 # Multiply-adds under which a oneDNN product runs on one thread: waking OpenMP's other
 # thread costs more than it saves there, and much more when the cores are shared (the
-# woken thread waits for a core while the caller waits at the barrier).
-SERIAL_MACS = 1 << 20
+# woken thread waits for a core while the caller waits at the barrier).  The digits
+# MLP's [256,256]x[256,10] products (655k) are above it: on idle cores two threads
+# took 22-25 us against one thread's 26-38 us.
+SERIAL_MACS = 1 << 19
 # Above it, each product shape times both team sizes (the intra-op thread count, and one
 # thread) and runs on the faster, as libgomp's OMP_DYNAMIC sizes teams by the load: when
 # other processes hold the cores, OpenMP's static split makes the caller wait for a
 # worker that is not running (the digits MLP's step took 2.6x as long on two threads as on
 # one at a load of 6), while on idle cores two threads are ~1.5x as fast.  A shape's
 # TEAM_PROBE-th product after the last probe runs on the other size, so the choice follows
-# the load; a probe 1.25x slower than the choice doubles the interval (up to 16x).  Each
+# the load; a probe 1.25x slower than the choice doubles the interval (up to 16x), and a
+# probe faster than the choice's median probes again at once (the window of the probed
+# size fills in a few calls, not in TEAM_WINDOW intervals, after a spike of the choice
+# -- a core taken for a moment -- turned the choice to the slower size).  Each
 # size is judged by the median of its last TEAM_WINDOW timings: one call that waited for
 # a core neither flips the choice nor, as a moving average did, keeps the faster size out
 # of use for hundreds of calls.
@@ -98,9 +103,13 @@ class TeamTimings(dict):
     def record(stats: list, one: bool, probe: bool, elapsed: float) -> None:
         """Adds one call's time (seconds) to the timings :meth:`choose` returned."""
         if probe:
-            slower = elapsed > 1.25 * _median(stats[4] if one else stats[3])
-            stats[2] = min(2 * stats[2], 16 * TEAM_PROBE) if slower else TEAM_PROBE
-            stats[1] = stats[0] + stats[2]
+            chosen = _median(stats[4] if one else stats[3])
+            if elapsed > 1.25 * chosen:  # the choice holds: probe less often
+                stats[2] = min(2 * stats[2], 16 * TEAM_PROBE)
+                stats[1] = stats[0] + stats[2]
+            else:  # as fast: probe again soon; faster: at once, to switch within calls
+                stats[2] = TEAM_PROBE
+                stats[1] = stats[0] + (1 if elapsed < chosen else TEAM_PROBE)
         recent = stats[3] if one else stats[4]
         recent.append(elapsed)
         if len(recent) > TEAM_WINDOW:

@@ -175,7 +175,8 @@ def test_onednn_team_follows_intra_op_threads_product_size_and_timings():
     the intra-op thread count (intra_op_parallelism_threads, never over OpenMP's own
     maximum) or one thread, whichever the median of the shape's last TEAM_WINDOW timings
     says is faster, the other size every TEAM_PROBE-th product (one slow probe or one
-    slow product does not flip the choice)."""
+    slow product does not flip the choice), and at once again after a probe that beat
+    the choice."""
     from graphcore.kernels import intra_op
 
     lib = blas._choice().gemm.get(np.dtype(np.float32))
@@ -212,8 +213,10 @@ def test_onednn_team_follows_intra_op_threads_product_size_and_timings():
                 assert lib._team.size == team
             lib._timings[key] = [probe - 1, probe, probe, [0.5, 0.5, 0.5], [0.75] * window]
             blas.matmul(big, big)
-            assert lib._team.size == full  # the probe; faster than 1.25 x 0.5 s
-            assert lib._timings[key][1:3] == [2 * probe, probe]
+            assert lib._team.size == full  # the probe; faster than the choice's 0.5 s
+            assert lib._timings[key][1:3] == [probe + 1, probe]  # so it probes again
+            blas.matmul(big, big)
+            assert lib._team.size == full
             assert len(lib._timings[key][4]) == window
         np.testing.assert_allclose(blas.matmul(small, small), small @ small, rtol=1e-4,
                                    atol=1e-3)
