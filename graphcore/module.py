@@ -13,6 +13,7 @@ from typing import Any
 
 from graphcore.framework import ops as ops_lib
 from graphcore.ops import variables as variables_lib
+from graphcore.train import trackable
 
 __all__ = ["Module"]
 
@@ -84,6 +85,11 @@ class Module:
         predicate = predicate or (lambda _: True)
         return _walk(self, recursive, predicate, attribute_traversal_key, with_path, (),
                      set(), [])
+
+    def _trackable_children(self) -> dict[str, Any]:
+        """Checkpoint dependencies (tf.train.Checkpoint): the trackable attributes
+        (variables, modules, lists, dicts ...) in assignment order, as AutoTrackable."""
+        return trackable.attribute_children(self, _IGNORED)
 
     @classmethod
     def with_name_scope(cls, method: Callable) -> Callable:

@@ -22,6 +22,8 @@ from graphcore.train.adagrad_da import *
 from graphcore.train.adam import *
 from graphcore.train.basic_loops import *
 from graphcore.train.basic_session_run_hooks import *
+from graphcore.train.checkpoint import *
+from graphcore.train.checkpoint_management import *
 from graphcore.train.checkpoint_utils import *
 from graphcore.train.coordinator import *
 from graphcore.train.device_setter import *

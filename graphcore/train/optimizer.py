@@ -288,6 +288,14 @@ class Optimizer:
     def _non_slot_variables(self) -> list[Variable]:
         return list(self._non_slot_dict.values())
 
+    def _trackable_children(self) -> dict[str, Variable]:
+        """Checkpoint dependencies (tf.train.Checkpoint): the default graph's non-slot
+        variables by name; slot variables are saved through ``get_slot``."""
+        graph = ops_lib.get_default_graph()
+        return {name: v for (name, g), v in sorted(self._non_slot_dict.items(),
+                                                   key=lambda item: item[0][0])
+                if g is graph}
+
     def _assert_valid_dtypes(self, tensors: list) -> None:
         valid_dtypes = self._valid_dtypes()
         for t in tensors:

@@ -1,0 +1,468 @@
+"""``tf.compat.v1.train.Checkpoint`` (TF's CheckpointV1) and ``tf.train.CheckpointOptions``:
+object-based checkpoints in graph mode.
+
+A Checkpoint depends on the objects given to its constructor (sorted by keyword) and on
+its ``save_counter``; the checkpoint is a V2 bundle keyed by object paths
+(``model/w/.ATTRIBUTES/VARIABLE_VALUE``, slot variables under ``.OPTIMIZER_SLOT``) plus the
+serialized TrackableObjectGraph under ``_CHECKPOINTABLE_OBJECT_GRAPH`` (see
+:mod:`graphcore.train.trackable`), so TensorFlow restores ours and we restore its.
+
+``save``/``write`` build one SaveV2 (rebuilt only when the object graph changes) fed the
+prefix and the serialized object graph, and run it in the session.  ``restore`` matches
+the checkpoint's object graph against the Python objects from the root and returns a
+status; restore ops (one RestoreV2 and assigns per batch of newly matched variables,
+cached) are built for what matches, and objects created after ``restore`` (slots made by
+``minimize``, the save counter, layers built later) are matched again whenever the status
+is used, so ``run_restore_ops``/``initialize_or_restore`` restore them too, as TF's
+restore-on-creation does in graph mode.  A variable created after ``restore`` and
+initialized by ``global_variables_initializer`` alone gets its initial value, not the
+checkpoint's (TF gives it the checkpoint value).  Not supported: restoring a name-based
+(``tf.train.Saver``) checkpoint through ``Checkpoint.restore``.
+"""
+
+from __future__ import annotations
+
+import copy
+import inspect
+import logging
+import os
+from typing import Any
+
+from graphcore.framework import dtypes as dtypes_lib
+from graphcore.framework import ops as ops_lib
+from graphcore.framework import session_stack
+from graphcore.ops import array_ops, io_ops
+from graphcore.ops.variables import Variable
+from graphcore.train import saver as saver_lib
+from graphcore.train import trackable
+
+__all__ = ["Checkpoint", "CheckpointOptions"]
+
+_log = logging.getLogger("tensorflow")
+
+_NO_CHECKPOINT = ("No checkpoint specified (save_path=None); nothing is being restored.")
+
+
+class CheckpointOptions:
+    """Options of ``Checkpoint.save``/``write``: the device doing the file IO, callbacks
+    run after each write, and whether restores skip slot variables."""
+
+    __slots__ = ("experimental_io_device", "experimental_enable_async_checkpoint",
+                 "experimental_write_callbacks", "enable_async",
+                 "experimental_sharding_callback", "experimental_skip_slot_variables")
+
+    def __init__(self, experimental_io_device: str | None = None,
+                 experimental_enable_async_checkpoint: bool = False,
+                 experimental_write_callbacks: list | None = None,
+                 enable_async: bool = False, experimental_skip_slot_variables: bool = False,
+                 experimental_sharding_callback: Any = None):
+        self.experimental_io_device = experimental_io_device
+        # A V1 Checkpoint writes synchronously in graph mode whatever this says (TF's too).
+        self.enable_async = experimental_enable_async_checkpoint or enable_async
+        self.experimental_enable_async_checkpoint = self.enable_async
+        if experimental_write_callbacks is not None:
+            for callback in experimental_write_callbacks:
+                assert len(inspect.signature(callback).parameters) <= 1
+        self.experimental_write_callbacks = experimental_write_callbacks
+        if experimental_sharding_callback is not None:
+            raise ValueError("The experimental_sharding_callback checkpoint option"
+                             "must be of type ShardingCallback. The option provided"
+                             f"was of type {type(experimental_sharding_callback)}.")
+        self.experimental_sharding_callback = experimental_sharding_callback
+        self.experimental_skip_slot_variables = experimental_skip_slot_variables
+
+    def __copy__(self) -> CheckpointOptions:
+        result = CheckpointOptions.__new__(CheckpointOptions)
+        for name in self.__slots__:
+            setattr(result, name, getattr(self, name))
+        result.experimental_write_callbacks = copy.copy(self.experimental_write_callbacks)
+        return result
+
+
+def _get_session() -> Any:
+    return session_stack.get_default_session()
+
+
+def _run_callbacks(options: CheckpointOptions | None, save_path: str) -> None:
+    if options is None or options.experimental_write_callbacks is None:
+        return
+    for callback in options.experimental_write_callbacks:
+        if len(inspect.signature(callback).parameters) == 1:
+            callback(save_path)
+        else:
+            callback()
+
+
+# -- saving and restoring an object graph ----------------------------------------------------
+
+class _TrackableSaver:
+    """Saves and restores the objects reachable from ``root`` (TF's TrackableSaver)."""
+
+    def __init__(self, root: Any):
+        self._root = root
+        self._save_key = None
+        self._save_tensor = None
+        self._feeds: tuple | None = None  # (prefix tensor, object graph tensor)
+        self._restore_prefix = None
+        self._restore_ops: dict[tuple[str, int], Any] = {}
+
+    def _cpu(self) -> Any:
+        return ops_lib.device("/cpu:0")
+
+    def save(self, file_prefix: Any, session: Any = None,
+             options: CheckpointOptions | None = None) -> str:
+        options = options or CheckpointOptions()
+        file_prefix = saver_lib._fspath(file_prefix)
+        graph = trackable.object_graph(self._root)
+        keyed = graph.variables()
+        proto = graph.proto()
+        key = (tuple((k, id(v)) for k, v in keyed), options.experimental_io_device)
+        if self._feeds is None:
+            with ops_lib.control_dependencies(None), self._cpu():
+                self._feeds = (array_ops.constant("", name="Const"),
+                               array_ops.constant("", name="Const"))
+        if self._save_key != key:
+            self._save_tensor = self._build_save(keyed, options)
+            self._save_key = key
+        if os.path.dirname(file_prefix):
+            os.makedirs(os.path.dirname(file_prefix), exist_ok=True)
+        session = session or _get_session()
+        if session is None:
+            raise RuntimeError(f"Unable to save checkpoint to \"{file_prefix}\" in graph mode "
+                               "without a default session. Please use `with tf.Session():` "
+                               "to create a session.")
+        prefix_tensor, graph_tensor = self._feeds
+        out = session.run(self._save_tensor, feed_dict={
+            prefix_tensor: file_prefix, graph_tensor: proto.SerializeToString()})
+        return out.decode() if isinstance(out, bytes) else str(out)
+
+    def _build_save(self, keyed: list, options: CheckpointOptions) -> Any:
+        prefix_tensor, graph_tensor = self._feeds
+        specs = [saver_lib._VarSpec(k, saver_lib._as_ref(v), v) for k, v in keyed]
+        names = [s.name for s in specs] + [trackable.OBJECT_GRAPH_PROTO_KEY]
+        with ops_lib.control_dependencies(None):
+            tensors = [s.value() for s in specs] + [graph_tensor]
+            with ops_lib.device(options.experimental_io_device or "/cpu:0"):
+                save = io_ops.save_v2(prefix_tensor, names, [""] * len(names), tensors)
+                with ops_lib.control_dependencies([save]):
+                    return array_ops.identity(prefix_tensor)
+
+    def restore(self, save_path: Any) -> Any:
+        if save_path is None:
+            return InitializationOnlyStatus(self._root)
+        save_path = saver_lib._fspath(save_path)
+        reader = saver_lib.CheckpointReader(save_path)
+        if self._restore_prefix is None:
+            with ops_lib.control_dependencies(None), self._cpu():
+                self._restore_prefix = array_ops.constant("model", name="Const")
+        feed_dict = {self._restore_prefix: save_path}
+        if not reader.has_tensor(trackable.OBJECT_GRAPH_PROTO_KEY):
+            raise NotImplementedError(
+                f"{save_path} has no object graph (a name-based tf.train.Saver checkpoint): "
+                "restore it with tf.train.Saver.")
+        proto = trackable.TrackableObjectGraph()
+        proto.ParseFromString(reader.get_tensor(trackable.OBJECT_GRAPH_PROTO_KEY))
+        restore = _RestoreCoordinator(self, proto, reader)
+        restore.match()
+        return CheckpointLoadStatus(restore, feed_dict)
+
+    def restore_ops(self, pairs: list[tuple[str, Any]], dtype_map: dict) -> list:
+        """Assign ops restoring each (checkpoint key, variable), one RestoreV2 for the new
+        ones; cached, since the prefix they read is fed."""
+        new = [(k, v) for k, v in pairs if (k, id(v)) not in self._restore_ops]
+        if new:
+            specs = [saver_lib._VarSpec(k, saver_lib._as_ref(v), v) for k, v in new]
+            with ops_lib.control_dependencies(None):
+                with self._cpu():
+                    restored = io_ops.restore_v2(self._restore_prefix, [s.name for s in specs],
+                                                 [""] * len(specs), [s.dtype for s in specs])
+                for (k, v), spec, tensor in zip(new, specs, restored):
+                    self._restore_ops[(k, id(v))] = spec.assign(
+                        tensor, spec.shape.is_fully_defined())
+        return [self._restore_ops[(k, id(v))] for k, v in pairs]
+
+
+class _RestoreCoordinator:
+    """One ``restore()``: the checkpoint's object graph and what of it matched so far."""
+
+    def __init__(self, saver: _TrackableSaver, proto: Any, reader: Any):
+        self.saver = saver
+        self.proto = proto
+        self.dtype_map = reader.get_variable_to_dtype_map()
+        self.object_by_proto_id: dict[int, Any] = {}
+        self.restored: dict[int, Any] = {}  # id(variable) -> variable given a value
+        self.unused_attributes: dict[int, list[str]] = {}
+        self.restore_ops: list = []
+        self._pairs: set[tuple[str, int]] = set()
+
+    def match(self) -> None:
+        """Binds checkpoint nodes to the objects now reachable from the root (breadth
+        first by dependency name, then optimizer slots) and builds restore ops for the
+        newly bound variables."""
+        nodes = self.proto.nodes
+        bound = self.object_by_proto_id
+        bound.setdefault(0, self.saver._root)
+        queue = [0]
+        seen = {0}
+        while queue:
+            node_id = queue.pop(0)
+            kids = trackable.children(bound[node_id])
+            for ref in nodes[node_id].children:
+                child = kids.get(ref.local_name)
+                if child is None:
+                    continue
+                current = bound.get(ref.node_id)
+                if current is None:
+                    bound[ref.node_id] = child
+                elif current is not child:
+                    _log.warning(
+                        "Inconsistent references when loading the checkpoint into this "
+                        "object graph. For example, in the saved checkpoint object, "
+                        "`model.layer.weight` and `model.layer_copy.weight` reference the "
+                        "same variable, while in the current object these are two different"
+                        f" variables. The referenced variables are:({current} and {child}).")
+                    continue
+                if ref.node_id not in seen:
+                    seen.add(ref.node_id)
+                    queue.append(ref.node_id)
+        for node_id, node in enumerate(nodes):
+            optimizer = bound.get(node_id)
+            if optimizer is None or not node.slot_variables:
+                continue
+            for ref in node.slot_variables:
+                original = bound.get(ref.original_variable_node_id)
+                if original is None or ref.slot_variable_node_id in bound:
+                    continue
+                slot = optimizer.get_slot(original, ref.slot_name)
+                if slot is not None:
+                    bound[ref.slot_variable_node_id] = slot
+        new = []
+        for node_id, obj in sorted(bound.items()):
+            for attr in nodes[node_id].attributes:
+                if trackable.is_variable(obj) and attr.name == trackable.VARIABLE_VALUE_KEY:
+                    if (attr.checkpoint_key, id(obj)) not in self._pairs:
+                        self._pairs.add((attr.checkpoint_key, id(obj)))
+                        new.append((attr.checkpoint_key, obj))
+                        self.restored[id(obj)] = obj
+                elif attr.name not in self.unused_attributes.get(node_id, []):
+                    self.unused_attributes.setdefault(node_id, []).append(attr.name)
+        if new:
+            self.restore_ops.extend(self.saver.restore_ops(new, self.dtype_map))
+
+
+def _list_objects(root: Any) -> list:
+    return trackable.object_graph(root).objects
+
+
+def _unmatched_variables(root: Any, bound: dict[int, Any]) -> list:
+    matched = {id(o) for o in bound.values()}
+    return [o for o in _list_objects(root) if trackable.is_variable(o) and id(o) not in matched]
+
+
+def _session_or_default(session: Any) -> Any:
+    session = session or _get_session()
+    if session is None:
+        raise RuntimeError("No session to run the restore in: pass `session` or use "
+                           "`with tf.Session():` to create a default one.")
+    return session
+
+
+class CheckpointLoadStatus:
+    """What ``Checkpoint.restore`` returns: assertions about the match and the ops that
+    restore the matched variables."""
+
+    def __init__(self, restore: _RestoreCoordinator, feed_dict: dict):
+        self._checkpoint = restore
+        self._feed_dict = feed_dict
+        self._root = restore.saver._root
+
+    def assert_consumed(self) -> CheckpointLoadStatus:
+        """Raises AssertionError unless every checkpointed value and every Python object
+        of the dependency graph were matched."""
+        self.assert_existing_objects_matched()
+        proto = self._checkpoint.proto
+        names = trackable.node_names(proto)
+        bound = self._checkpoint.object_by_proto_id
+        for node_id, node in enumerate(proto.nodes):
+            if node.attributes and node_id not in bound:
+                raise AssertionError(f"Unresolved object in checkpoint {names[node_id]}: "
+                                     f"{node}")
+        if self._checkpoint.unused_attributes:
+            lines = "\n".join(f"{names[node_id]} ({bound[node_id]}): {attributes}"
+                              for node_id, attributes in
+                              self._checkpoint.unused_attributes.items())
+            raise AssertionError("Unused attributes in these objects (the attributes exist in "
+                                 f"the checkpoint but were not restored):\n{lines}")
+        return self
+
+    def assert_existing_objects_matched(self) -> CheckpointLoadStatus:
+        """Raises AssertionError if a variable of the dependency graph has no value in the
+        checkpoint (values without objects are allowed)."""
+        restore = self._checkpoint
+        restore.match()
+        for node_id, node in enumerate(restore.proto.nodes):
+            obj = restore.object_by_proto_id.get(node_id)
+            if trackable.is_variable(obj) and id(obj) not in restore.restored:
+                raise AssertionError(f"Object {node} not assigned a value from checkpoint.")
+        unused = _unmatched_variables(self._root, restore.object_by_proto_id)
+        if unused:
+            shown = min(10, len(unused))
+            raise AssertionError(
+                f"Found {len(unused)} Python objects that were not bound to checkpointed "
+                "values, likely due to changes in the Python program. Showing "
+                f"{shown} of {len(unused)} unmatched objects: {unused[:shown]}")
+        return self
+
+    def assert_nontrivial_match(self) -> CheckpointLoadStatus:
+        """Raises AssertionError if nothing but the root matched."""
+        self._checkpoint.match()
+        if len(self._checkpoint.object_by_proto_id) <= 1:
+            unused = _unmatched_variables(self._root, self._checkpoint.object_by_proto_id)
+            if unused:
+                raise AssertionError(
+                    "Nothing except the root object matched a checkpointed value. Typically "
+                    "this means that the checkpoint does not match the Python program. The "
+                    f"following objects have no matching checkpointed value: {unused}")
+            raise AssertionError("Nothing to load. No dependencies have been added to "
+                                 f"{self._root} yet.")
+        return self
+
+    def run_restore_ops(self, session: Any = None) -> None:
+        """Runs the ops restoring every variable matched so far."""
+        session = _session_or_default(session)
+        self._checkpoint.match()
+        session.run(self._checkpoint.restore_ops, feed_dict=self._feed_dict)
+
+    def initialize_or_restore(self, session: Any = None) -> None:
+        """Restores the matched variables and runs the initializers of the others."""
+        session = _session_or_default(session)
+        self._checkpoint.match()
+        restored = self._checkpoint.restored
+        initializers = [o.initializer for o in _list_objects(self._root)
+                        if trackable.is_variable(o) and id(o) not in restored]
+        self.run_restore_ops(session)
+        session.run(initializers)
+
+    def expect_partial(self) -> CheckpointLoadStatus:
+        """Silences warnings about an incomplete restore (graphcore prints none)."""
+        return self
+
+
+class InitializationOnlyStatus:
+    """What ``Checkpoint.restore(None)`` returns: ``initialize_or_restore`` initializes."""
+
+    def __init__(self, root: Any):
+        self._root = root
+
+    def assert_consumed(self) -> None:
+        raise AssertionError(_NO_CHECKPOINT)
+
+    def assert_existing_objects_matched(self) -> None:
+        raise AssertionError(_NO_CHECKPOINT)
+
+    def assert_nontrivial_match(self) -> None:
+        raise AssertionError(_NO_CHECKPOINT)
+
+    def run_restore_ops(self, session: Any = None) -> None:
+        raise AssertionError("No checkpoint specified, so no restore ops are available "
+                             "(save_path=None to Saver.restore).")
+
+    def initialize_or_restore(self, session: Any = None) -> None:
+        """Runs the initializers of every variable of the dependency graph."""
+        session = _session_or_default(session)
+        session.run([o.initializer for o in _list_objects(self._root)
+                     if trackable.is_variable(o)])
+
+    def expect_partial(self) -> InitializationOnlyStatus:
+        return self
+
+
+# -- tf.compat.v1.train.Checkpoint --------------------------------------------------------
+
+class Checkpoint:
+    """Groups trackable objects (variables, modules, optimizers, Keras models), saving
+    and restoring them by their dependency names."""
+
+    _INTERNAL = frozenset({"_deps", "_save_counter", "_save_assign_op", "_saver"})
+
+    def __init__(self, **kwargs: Any):
+        object.__setattr__(self, "_deps", {})
+        for k, v in sorted(kwargs.items(), key=lambda item: item[0]):
+            setattr(self, k, v)
+            if not trackable.is_trackable(v):
+                raise ValueError(
+                    "`Checkpoint` was expecting a trackable object (an object derived from "
+                    f"`Trackable`), got {v}. If you believe this object should be trackable "
+                    "(i.e. it is part of the TensorFlow Python API and manages state), "
+                    "please open an issue.")
+        self._save_counter = None
+        self._save_assign_op = None
+        self._saver = _TrackableSaver(self)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        object.__setattr__(self, name, value)
+        if name in self._INTERNAL:
+            return
+        if trackable.is_trackable(value):
+            self._deps[name] = value
+        else:
+            self._deps.pop(name, None)
+
+    def __delattr__(self, name: str) -> None:
+        object.__delattr__(self, name)
+        self._deps.pop(name, None)
+
+    def _trackable_children(self) -> dict[str, Any]:
+        return dict(self._deps)
+
+    def _maybe_create_save_counter(self) -> None:
+        if self._save_counter is None:
+            with ops_lib.control_dependencies(None), ops_lib.device("/cpu:0"):
+                counter = Variable(0, name="save_counter", dtype=dtypes_lib.int64,
+                                   trainable=False, use_resource=True)
+            self._save_counter = counter
+            self._deps["save_counter"] = counter
+
+    @property
+    def save_counter(self) -> Variable:
+        """An int64 variable, incremented by ``save``, numbering the checkpoints."""
+        self._maybe_create_save_counter()
+        return self._save_counter
+
+    def write(self, file_prefix: Any, session: Any = None,
+              options: CheckpointOptions | None = None) -> str:
+        """Writes ``file_prefix.index``/``.data-*`` (no numbering, no ``checkpoint``
+        file); returns ``file_prefix``."""
+        output = self._saver.save(file_prefix, session=session, options=options)
+        _run_callbacks(options, output)
+        return output
+
+    def save(self, file_prefix: Any, session: Any = None,
+             options: CheckpointOptions | None = None) -> str:
+        """Increments ``save_counter``, writes ``file_prefix-<save_counter>`` and records
+        it in the directory's ``checkpoint`` file."""
+        session = session or _get_session()
+        if session is None:
+            raise RuntimeError(f"Unable to save checkpoint to \"{file_prefix}\" in graph mode "
+                               "without a default session. Please use `with tf.Session():` "
+                               "to create a session.")
+        if self._save_counter is None:
+            session.run(self.save_counter.initializer)
+        if self._save_assign_op is None:
+            with ops_lib.colocate_with(self.save_counter):
+                self._save_assign_op = self.save_counter.assign_add(1, read_value=True)
+        checkpoint_number = session.run(self._save_assign_op)
+        file_prefix = saver_lib._fspath(file_prefix)
+        file_path = self.write(f"{file_prefix}-{int(checkpoint_number)}", session=session,
+                               options=options)
+        saver_lib._update_checkpoint_state(os.path.dirname(file_prefix), file_path,
+                                           [file_path], save_relative_paths=True)
+        return file_path
+
+    def restore(self, save_path: Any) -> Any:
+        """Matches the checkpoint's objects with these and returns a load status (restore
+        ops are built, not run: use the status's ``run_restore_ops`` or
+        ``initialize_or_restore``)."""
+        status = self._saver.restore(save_path)
+        self._maybe_create_save_counter()
+        return status
