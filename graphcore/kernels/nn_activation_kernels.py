@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from graphcore.kernels.math_kernels import binary_kernel, unary_kernel
+from graphcore.kernels.nn_kernels import exp_minus_one_below_zero
 from graphcore.kernels.registry import KernelContext, register_kernel
 
 _SELU_SCALE = 1.0507009873554804934193349852946
@@ -13,7 +14,14 @@ _SELU_SCALE_ALPHA = 1.7580993408473768599402175208123
 
 
 def _selu(x):
-    return np.where(x < 0, _SELU_SCALE_ALPHA * np.expm1(np.minimum(x, 0)), _SELU_SCALE * x)
+    # TF: x < 0 ? scale_alpha * (exp(x) - 1) : scale * x (the two sides summed: each is
+    # exactly 0 where the other applies)
+    e = exp_minus_one_below_zero(x)
+    e *= _SELU_SCALE_ALPHA
+    positive = np.maximum(x, x.dtype.type(0))
+    positive *= _SELU_SCALE
+    e += positive
+    return e
 
 
 def _selu_grad(g, y):

@@ -83,6 +83,29 @@ def test_activations_int_and_extremes():
     _check(lambda lib: lib.nn.relu6(np.array([-3, 0, 4, 9], np.int64)), names=True)
 
 
+# Edges of the exp-based activations: softplus's thresholds (+-13.94 in float32, +-34.04
+# in float64), exp's overflow and underflow, zeros, infinities and NaN.
+EDGES = np.concatenate([RNG.normal(size=40) * 6, [
+    0.0, -0.0, 1e-3, -1e-3, 13.9, 13.95, -13.9, -13.95, 34.0, -34.1, 88.0, 89.0, -88.0, -89.0,
+    -104.0, 710.0, -750.0, np.inf, -np.inf, np.nan]])
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_exp_based_activations_and_grads_match_tf_at_edges(dtype):
+    # exp(x) - 1 near 0 (TF's elu and selu) and tails that TF flushes to 0 as denormals
+    # are within atol; elsewhere a few ulps.
+    rtol, atol = (2e-6, 3e-7) if dtype == np.float32 else (1e-14, 1e-15)
+    x = EDGES.astype(dtype)
+    g = RNG.normal(size=x.shape).astype(dtype)
+    _check(lambda lib: [lib.sigmoid(x), lib.nn.softplus(x), lib.nn.elu(x), lib.nn.selu(x)],
+           rtol=rtol, atol=atol, names=True)
+    for op_type, args in (("SigmoidGrad", {"y": x / 200 + 0.5, "dy": g}),
+                          ("SoftplusGrad", {"gradients": g, "features": x}),
+                          ("EluGrad", {"gradients": g, "outputs": x}),
+                          ("SeluGrad", {"gradients": g, "outputs": x})):
+        _check(lambda lib, t=op_type, a=args: _raw(lib, t, **a), rtol=rtol, atol=atol)
+
+
 def test_grad_helper_ops_match_tf():
     g, f = RNG.normal(size=(3, 4)), RNG.normal(size=(3, 4)) * 4
     for op_type, second in (("ReluGrad", "features"), ("Relu6Grad", "features"),
