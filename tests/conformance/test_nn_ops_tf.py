@@ -106,6 +106,16 @@ def test_exp_based_activations_and_grads_match_tf_at_edges(dtype):
         _check(lambda lib, t=op_type, a=args: _raw(lib, t, **a), rtol=rtol, atol=atol)
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_log1p_expm1_match_tf_at_edges(dtype):
+    x = np.concatenate([EDGES, [-1.0, -1.5, -0.999, 1e-9, -1e-9, 1e-20, 3e38, -3e38]])
+    x = x.astype(dtype)
+    rtol, atol = (2e-6, 1e-30) if dtype == np.float32 else (1e-14, 1e-300)
+    with np.errstate(all="ignore"):
+        _check(lambda lib: [lib.math.log1p(x), lib.math.expm1(x)], rtol=rtol, atol=atol,
+               names=True)
+
+
 def test_grad_helper_ops_match_tf():
     g, f = RNG.normal(size=(3, 4)), RNG.normal(size=(3, 4)) * 4
     for op_type, second in (("ReluGrad", "features"), ("Relu6Grad", "features"),
