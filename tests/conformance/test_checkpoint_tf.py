@@ -11,7 +11,9 @@ c. The restore statuses raise TF's errors with TF's messages.
 Skipped when TensorFlow is not installed.
 """
 
+import functools
 import os
+import re
 
 import numpy as np
 import pytest
@@ -142,3 +144,167 @@ def test_checkpoints_interchange(name, tmp_path):
     with open(tmp_path / "gc" / "checkpoint") as f_gc, \
             open(tmp_path / "tf" / "checkpoint") as f_tf:
         assert f_gc.read() == f_tf.read()
+
+
+# -- CheckpointManager ---------------------------------------------------------------------
+
+def _manager_run(lib, directory, other_directory):
+    """Four saves under max_to_keep=2, then a manager taking over ``other_directory``."""
+    events = []
+    with _graph(lib).as_default():
+        v = lib.Variable(1.0, name="v")
+        step = lib.train.get_or_create_global_step()
+        ckpt = lib.train.Checkpoint(v=v, step=step)
+        bump = [v.assign_add(1.0), step.assign_add(10)]
+        with lib.Session() as sess:
+            sess.run(lib.global_variables_initializer())
+            manager = lib.train.CheckpointManager(ckpt, directory, max_to_keep=2)
+            events.append(manager.latest_checkpoint)
+            for i in range(4):
+                sess.run(bump)
+                number = step if i == 3 else None
+                path = manager.save(checkpoint_number=number)
+                events.append(os.path.relpath(path, directory))
+                events.append([os.path.relpath(p, directory) for p in manager.checkpoints])
+            events.append(sorted(os.listdir(directory)))
+            events.append(_state_without_times(directory))
+            events.append(lib.train.latest_checkpoint(directory) == manager.latest_checkpoint)
+            # A new manager on the same directory takes over its state.
+            again = lib.train.CheckpointManager(ckpt, directory, max_to_keep=1)
+            events.append([os.path.relpath(p, directory) for p in again.checkpoints])
+            again.save()
+            events.append(sorted(os.listdir(directory)))
+            events.append(int(sess.run(ckpt.save_counter)))
+            if other_directory is not None:
+                other = lib.train.CheckpointManager(ckpt, other_directory, max_to_keep=3)
+                events.append([os.path.relpath(p, other_directory) for p in other.checkpoints])
+                ckpt.restore(other.latest_checkpoint).run_restore_ops(sess)
+                events.append([float(x) for x in sess.run([v, step])])
+    return events
+
+
+def _state_without_times(directory):
+    with open(os.path.join(directory, "checkpoint")) as f:
+        return [line for line in f.read().splitlines() if "timestamp" not in line]
+
+
+def test_checkpoint_manager(tmp_path):
+    gc_dir, tf_dir = str(tmp_path / "gc"), str(tmp_path / "tf")
+    tf_events = _manager_run(tf1, tf_dir, None)
+    gc_events = _manager_run(gc, gc_dir, tf_dir)
+    assert gc_events[:len(tf_events)] == tf_events
+    # graphcore's manager took over TF's directory and restored its latest checkpoint.
+    assert gc_events[len(tf_events):] == [["ckpt-5"], [5.0, 40.0]]
+    tf_again = _manager_run(tf1, str(tmp_path / "tf2"), gc_dir)
+    assert tf_again[len(tf_events):] == [["ckpt-5"], [5.0, 40.0]]
+
+
+# -- restore statuses ------------------------------------------------------------------------
+
+def _outcome(fn):
+    try:
+        out = fn()
+    except Exception as e:  # noqa: BLE001 - the outcome compared with TF's is the error
+        return type(e).__name__, re.sub(r"<[\w.]+ object at 0x[0-9a-f]+>", "<obj>", str(e))
+    if isinstance(out, (list, tuple)):
+        return "ok", [np.asarray(x).tolist() for x in out]
+    return "ok", None if out is None or hasattr(out, "assert_consumed") else out
+
+
+def _vars(lib, names, scale):
+    return {n: lib.Variable(np.float32(i + 1) * scale, name=n, use_resource=True)
+            for i, n in enumerate(names)}
+
+
+def _status_scenario(saved, restored, actions, lib, directory):
+    """Saves Checkpoint(**saved vars) (values 1, 2, ...), then restores it into
+    Checkpoint(**restored vars) (values 10, 20, ...) and records each action's outcome."""
+    with _graph(lib).as_default():
+        ckpt = lib.train.Checkpoint(**_vars(lib, saved, 1.0))
+        with lib.Session() as sess:
+            sess.run(lib.global_variables_initializer())
+            path = ckpt.save(os.path.join(directory, "ckpt"), session=sess)
+    with _graph(lib).as_default():
+        variables = _vars(lib, restored, 10.0)
+        ckpt = lib.train.Checkpoint(**variables)
+        out = []
+        with lib.Session() as sess:
+            status = ckpt.restore(path if actions[0] != "none" else None)
+            for action in actions[1:]:
+                if action == "values":
+                    out.append(_outcome(lambda: sess.run(
+                        [variables[n] for n in restored] + [ckpt.save_counter])))
+                elif action in ("run_restore_ops", "initialize_or_restore"):
+                    out.append(_outcome(functools.partial(getattr(status, action), sess)))
+                else:
+                    out.append(_outcome(getattr(status, action)))
+    return out
+
+
+ALL_CHECKS = ["assert_consumed", "assert_existing_objects_matched", "assert_nontrivial_match"]
+STATUS_CASES = {
+    "all_matched": (["a", "b"], ["a", "b"],
+                    ["path"] + ALL_CHECKS + ["run_restore_ops", "values"]),
+    "python_object_not_in_checkpoint": (["a"], ["a", "b"],
+                                        ["path"] + ALL_CHECKS + ["initialize_or_restore",
+                                                                 "values"]),
+    "checkpoint_value_not_in_program": (["a", "b"], ["b"],
+                                        ["path"] + ALL_CHECKS + ["run_restore_ops",
+                                                                 "values"]),
+    "nothing_in_common": (["a"], ["c"], ["path"] + ALL_CHECKS),
+    "no_checkpoint": (["a"], ["a", "b"], ["none"] + ALL_CHECKS + [
+        "run_restore_ops", "initialize_or_restore", "values"]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(STATUS_CASES))
+def test_restore_status(name, tmp_path):
+    saved, restored, actions = STATUS_CASES[name]
+    want = _status_scenario(saved, restored, actions, tf1, str(tmp_path / "tf"))
+    got = _status_scenario(saved, restored, actions, gc, str(tmp_path / "gc"))
+    assert got == want
+
+
+def test_restore_missing_checkpoint(tmp_path):
+    missing = str(tmp_path / "nothing-1")
+    outcomes = []
+    for lib in (tf1, gc):
+        with _graph(lib).as_default():
+            ckpt = lib.train.Checkpoint(v=lib.Variable(1.0))
+            outcomes.append(_outcome(functools.partial(ckpt.restore, missing)))
+    assert outcomes[0] == outcomes[1]
+    assert outcomes[0][0] == "NotFoundError"
+
+
+def _restore_before_minimize(lib, path):
+    """Restores an Adam checkpoint before minimize creates the slots and beta powers:
+    assert_consumed fails until they exist, then run_restore_ops restores them too."""
+    out = []
+    with _graph(lib).as_default():
+        x = lib.Variable(np.array([7.0, 7.0], np.float32), name="x")
+        m = lib.Module(name="m")
+        m.w = lib.Variable(np.array([[7.0], [7.0]], np.float32), name="w")
+        step = lib.train.get_or_create_global_step()
+        opt = lib.train.AdamOptimizer(0.1)
+        ckpt = lib.train.Checkpoint(optimizer=opt, model=m, x=x, step=step)
+        status = ckpt.restore(path)
+        out.append(_outcome(status.assert_existing_objects_matched))
+        out.append(_outcome(status.assert_consumed))
+        loss = lib.reduce_sum(x * x) + lib.reduce_sum(lib.matmul(lib.reshape(x, [1, 2]), m.w))
+        opt.minimize(loss, global_step=step)
+        out.append(_outcome(status.assert_consumed))
+        with lib.Session() as sess:
+            out.append(_outcome(lambda: status.initialize_or_restore(sess)))
+            out.append(_outcome(lambda: sess.run(
+                [x, m.w, step] + [opt.get_slot(v, n) for n in ("m", "v") for v in (x, m.w)]
+                + sorted(opt._non_slot_dict.values(), key=lambda v: v.name))))
+    return out
+
+
+def test_restore_before_variables_exist(tmp_path):
+    path, values = _save(tf1, MODELS["adam"], str(tmp_path / "tf" / "ckpt"))
+    want = _restore_before_minimize(tf1, path)
+    assert want[1][0] == "AssertionError" and want[2] == ("ok", None)
+    assert _restore_before_minimize(gc, path) == want
+    for got, value in zip(want[-1][1], values):
+        np.testing.assert_allclose(got, value, rtol=1e-6)
