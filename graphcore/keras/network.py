@@ -316,8 +316,9 @@ class Network(Layer):
             _save_hdf5(self, str(filepath))
             return
         from graphcore.train import saver as saver_lib
-        saver_lib.Saver(self._checkpoint_keys()).save(K.get_session(), str(filepath),
-                                                      write_meta_graph=False)
+        keys = self._checkpoint_keys()
+        keys.update(_optimizer_keys(self, keys))
+        saver_lib.Saver(keys).save(K.get_session(), str(filepath), write_meta_graph=False)
 
     def load_weights(self, filepath: str, by_name: bool = False) -> None:
         """Restores the weights from a TF checkpoint (graphcore's or TF's save_weights) or
@@ -330,7 +331,14 @@ class Network(Layer):
                                       "Models when loading TensorFlow-formatted weights "
                                       "(got by_name=True to load_weights).")
         from graphcore.train import saver as saver_lib
-        saver_lib.Saver(self._checkpoint_keys()).restore(K.get_session(), str(filepath))
+        keys = self._checkpoint_keys()
+        optimizer_keys = _optimizer_keys(self, keys)
+        if optimizer_keys or _optimizer(self) is not None:
+            reader = saver_lib.load_checkpoint(str(filepath))
+            stored = set(reader.get_variable_to_shape_map())
+            keys.update((k, v) for k, v in optimizer_keys.items() if k in stored)
+            _defer_optimizer_values(self, reader, stored, keys, optimizer_keys)
+        saver_lib.Saver(keys).restore(K.get_session(), str(filepath))
 
 
 def _node_ref(data: list) -> tuple:
@@ -377,6 +385,50 @@ def _layer_keys(layer: Any, path: str, keys: dict) -> None:
     for w in layer.weights:
         short = getattr(w, "_keras_name", w.op.name.rpartition("/")[2])
         keys[f"{path}{short}/{_ATTRIBUTE_KEY}"] = w
+
+
+_SLOT_KEY = ".OPTIMIZER_SLOT/optimizer/"
+
+
+def _optimizer(model: Any) -> Any:
+    """The model's Keras optimizer (one with checkpointable state), if compiled with one."""
+    optimizer = getattr(model, "optimizer", None)
+    return optimizer if hasattr(optimizer, "_checkpoint_weights") else None
+
+
+def _optimizer_keys(model: Any, keys: dict) -> dict:
+    """TF's object-graph keys of the optimizer's variables: ``optimizer/<name>/...`` for
+    iter, the hyperparameters and other state, and ``<weight's path>/.OPTIMIZER_SLOT/
+    optimizer/<slot>/...`` for the slots of each weight."""
+    optimizer = _optimizer(model)
+    if optimizer is None:
+        return {}
+    out = {f"optimizer/{name}/{_ATTRIBUTE_KEY}": v
+           for name, v in optimizer._checkpoint_weights().items()}
+    for key, var in keys.items():
+        base = key[:-len(_ATTRIBUTE_KEY)]
+        for slot_name, slot in optimizer._slots.get(var.op.name, {}).items():
+            out[f"{base}{_SLOT_KEY}{slot_name}/{_ATTRIBUTE_KEY}"] = slot
+    return out
+
+
+def _defer_optimizer_values(model: Any, reader: Any, stored: set, keys: dict,
+                            optimizer_keys: dict) -> None:
+    """The checkpoint's optimizer values whose variables do not exist yet: kept by the
+    optimizer, which starts them from these values when it creates them (TF's deferred
+    restoration of a checkpoint loaded before training)."""
+    optimizer = _optimizer(model)
+    for key in sorted(stored - set(optimizer_keys)):
+        if not key.endswith(_ATTRIBUTE_KEY):
+            continue
+        if key.startswith("optimizer/") and key.count("/") == 3:
+            optimizer._defer_restore(("weight", key.split("/")[1]), reader.get_tensor(key))
+        elif _SLOT_KEY in key:
+            base, _, rest = key.partition(_SLOT_KEY)
+            var = keys.get(base + _ATTRIBUTE_KEY)
+            if var is not None:
+                optimizer._defer_restore(("slot", var.op.name, rest.split("/")[0]),
+                                         reader.get_tensor(key))
 
 
 def _is_hdf5(filepath: Any) -> bool:

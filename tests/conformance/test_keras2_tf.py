@@ -204,3 +204,88 @@ def test_flat_labels_and_optimizer_state_match_tf():
     np.testing.assert_allclose(got[0], ref[0], rtol=1e-5)
     np.testing.assert_allclose(got[1], ref[1], rtol=1e-5)
     assert got[2] == ref[2]  # the optimizer's iter/learning_rate are not trainable
+
+
+# Every Keras optimizer (and its variants): name -> constructor arguments.
+OPTIMIZERS = {
+    "sgd": ("SGD", dict(learning_rate=0.1)),
+    "sgd_momentum": ("SGD", dict(learning_rate=0.1, momentum=0.9, decay=0.01)),
+    "sgd_nesterov": ("SGD", dict(learning_rate=0.1, momentum=0.9, nesterov=True)),
+    "rmsprop": ("RMSprop", dict(learning_rate=0.01)),
+    "rmsprop_centered": ("RMSprop", dict(learning_rate=0.01, momentum=0.5, centered=True)),
+    "rmsprop_centered_plain": ("RMSprop", dict(learning_rate=0.01, centered=True)),
+    "adam": ("Adam", dict(learning_rate=0.01)),
+    "adam_amsgrad": ("Adam", dict(learning_rate=0.01, amsgrad=True, clipnorm=0.5)),
+    "adagrad": ("Adagrad", dict(learning_rate=0.1)),
+    "adadelta": ("Adadelta", dict(learning_rate=1.0)),
+    "adamax": ("Adamax", dict(learning_rate=0.02)),
+    "nadam": ("Nadam", dict(learning_rate=0.01)),
+    "ftrl": ("Ftrl", dict(learning_rate=0.1, l1_regularization_strength=0.01, beta=0.1)),
+    "ftrl_shrinkage": ("Ftrl", dict(learning_rate=0.1,
+                                    l2_shrinkage_regularization_strength=0.01)),
+}
+
+
+def _optimizer_run(k, tf_mod, case, initial, save_to, load_from=None):
+    """A model with an Embedding (sparse gradients) and a Dense layer fit for 3 steps:
+    the global variables (name, shape, dtype), the weights, the optimizer's weights and
+    config, its save_weights checkpoint's keys; with ``load_from``, the optimizer's weights
+    after loading that checkpoint before training (TF's deferred restoration)."""
+    rng = np.random.default_rng(5)
+    x = rng.integers(0, 6, (12, 3)).astype(np.int32)
+    y = rng.normal(size=(12, 2)).astype(np.float32)
+    cls, kwargs = OPTIMIZERS[case]
+    model = k.Sequential([k.layers.Embedding(6, 4, input_length=3), k.layers.Flatten(),
+                          k.layers.Dense(2)])
+    model.compile(getattr(k.optimizers, cls)(**kwargs), "mse")
+    if initial is not None:
+        model.set_weights(initial)
+    start = model.get_weights()
+    model.fit(x, y, batch_size=4, epochs=1, verbose=0, shuffle=False)
+    model.save_weights(save_to)
+    out = {"start": start, "weights": model.get_weights(),
+           "variables": [(v.name, v.shape.as_list(), v.dtype.base_dtype.name)
+                         for v in tf_mod.global_variables()],
+           "optimizer_names": [w.name for w in model.optimizer.weights],
+           "optimizer": model.optimizer.get_weights(),
+           "config": model.optimizer.get_config()}
+    if load_from is not None:
+        fresh = k.Sequential([k.layers.Embedding(6, 4, input_length=3), k.layers.Flatten(),
+                              k.layers.Dense(2)])
+        fresh.compile(getattr(k.optimizers, cls)(**kwargs), "mse")
+        fresh.load_weights(load_from)
+        fresh.train_on_batch(x[:4], y[:4])  # creates the slots from the checkpoint
+        out["resumed"] = fresh.optimizer.get_weights()
+    return out
+
+
+def test_optimizer_variables_and_updates_match_tf(tmp_path):
+    """Each Keras optimizer in graph mode makes TF's variables (``training/Adam/iter``, the
+    hyperparameters, slots ``training/Adam/embedding/embeddings/m``: names, shapes,
+    dtypes, order), applies TF's dense and sparse updates (3 steps from the same weights
+    give the same weights and optimizer weights), writes TF's save_weights keys, and a
+    TF checkpoint loaded before training restores the slots when fit creates them."""
+    import tensorflow as tf_ref
+
+    from graphcore.train import saver as gc_saver
+
+    for case in OPTIMIZERS:
+        with tf_ref.Graph().as_default():
+            ref = _optimizer_run(tf_keras, tf_ref.compat.v1, case, None,
+                                 str(tmp_path / f"tf_{case}"))
+        gc.keras.backend.clear_session()
+        got = _optimizer_run(gc.keras, gc, case, ref["start"], str(tmp_path / f"gc_{case}"),
+                             load_from=str(tmp_path / f"tf_{case}"))
+        gc.keras.backend.clear_session()
+        assert got["variables"] == ref["variables"], case
+        assert got["optimizer_names"] == ref["optimizer_names"], case
+        assert got["config"] == ref["config"], case
+        for g, r in zip(got["weights"] + got["optimizer"], ref["weights"] + ref["optimizer"]):
+            np.testing.assert_allclose(g, r, rtol=1e-5, atol=1e-6, err_msg=case)
+        # The TF checkpoint's optimizer values became the fresh optimizer's before its
+        # first step, which then counted it.
+        assert got["resumed"][0] == ref["optimizer"][0] + 1, case
+        assert len(got["resumed"]) == len(ref["optimizer"]), case
+        want_keys = {k for k, _ in tf_ref.train.list_variables(str(tmp_path / f"tf_{case}"))}
+        got_keys = {k for k, _ in gc_saver.list_variables(str(tmp_path / f"gc_{case}"))}
+        assert got_keys == want_keys - {"_CHECKPOINTABLE_OBJECT_GRAPH"}, case
