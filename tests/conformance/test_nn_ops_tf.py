@@ -116,6 +116,15 @@ def test_log1p_expm1_match_tf_at_edges(dtype):
                names=True)
 
 
+def test_scalar_bounds_match_tf_at_edges():
+    # Maximum/Minimum against a scalar and ClipByValue run numpy's clip (NaN, infinities)
+    x = EDGES.astype(np.float32)
+    _check(lambda lib: [lib.maximum(x, 0.0), lib.minimum(np.float32(0.5), x),
+                        lib.clip_by_value(x, -1.0, 1.0), lib.nn.relu6(x),
+                        lib.maximum(x, np.float32(np.nan)), lib.minimum(x, -np.inf)],
+           names=True)
+
+
 def test_grad_helper_ops_match_tf():
     g, f = RNG.normal(size=(3, 4)), RNG.normal(size=(3, 4)) * 4
     for op_type, second in (("ReluGrad", "features"), ("Relu6Grad", "features"),
