@@ -731,8 +731,12 @@ def _one_hot(ctx: KernelContext):
         if d < 0:
             raise _invalid(f"depth must be non-negative, got: {d}")
         on, off = np.asarray(on_value), np.asarray(off_value)
-        hot = indices[..., None].astype(np.int64) == np.arange(d, dtype=np.int64)
-        out = np.where(hot, on, off).astype(on.dtype, copy=False)
+        # off everywhere, then on at each in-range index (out-of-range rows stay off)
+        out = np.full(indices.shape + (d,), off, dtype=on.dtype)
+        flat = indices.reshape(-1).astype(np.int64)
+        rows = np.flatnonzero((flat >= 0) & (flat < d))
+        if rows.size:
+            out.reshape(-1, d)[rows, flat[rows]] = on
         if axis_attr != -1:
             out = np.moveaxis(out, -1, axis_attr)
         return (out,)

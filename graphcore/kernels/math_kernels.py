@@ -340,6 +340,34 @@ def _cast(ctx: KernelContext):
 
 # -- select / add_n ------------------------------------------------------------------------
 
+_BITS = {1: np.int8, 2: np.int16, 4: np.int32, 8: np.int64}
+# Elements from which a select runs bitwise (under it np.where's cost is its call).
+SELECT_BITS_MIN = 1024
+
+
+def select(cond: np.ndarray, t: np.ndarray, e: np.ndarray) -> np.ndarray:
+    """``np.where(cond, t, e)``.  For ``t`` and ``e`` of one shape and dtype of 1-8 bytes,
+    and a bool ``cond`` that broadcasts to it, a bitwise select, ``e ^ ((t ^ e) & mask)``
+    with mask all ones where cond holds: the same bits, ~10x faster than numpy's where over
+    a data-dependent mask (it branches per element)."""
+    bits = _BITS.get(t.dtype.itemsize)
+    if bits is None or type(t) is not np.ndarray or type(e) is not np.ndarray or \
+            type(cond) is not np.ndarray or cond.dtype != np.bool_ or t.dtype != e.dtype \
+            or t.shape != e.shape or t.size < SELECT_BITS_MIN or t.dtype.kind not in "biufc":
+        return np.where(cond, t, e)
+    try:
+        mask = np.broadcast_to(cond, t.shape)
+    except ValueError:
+        return np.where(cond, t, e)
+    mask = mask.view(np.int8).astype(bits)
+    np.negative(mask, out=mask)  # 0 or -1 (all ones)
+    e_bits = e.view(bits)
+    out = np.bitwise_xor(t.view(bits), e_bits)
+    out &= mask
+    out ^= e_bits
+    return out.view(t.dtype)
+
+
 @register_kernel("Select")
 def _select(ctx: KernelContext):
     del ctx
@@ -354,12 +382,12 @@ def _select(ctx: KernelContext):
         if cond.ndim == 0:
             return (t if cond else e,)
         if cond.shape == t.shape:
-            return (np.where(cond, t, e),)
+            return (select(cond, t, e),)
         if cond.ndim == 1 and t.ndim >= 1:
             if cond.shape[0] != t.shape[0]:
                 raise _invalid(f"Number of batches of 'then' must match size of 'cond', but "
                                f"saw: {t.shape[0]} vs. {cond.shape[0]}")
-            return (np.where(cond.reshape((-1,) + (1,) * (t.ndim - 1)), t, e),)
+            return (select(cond.reshape((-1,) + (1,) * (t.ndim - 1)), t, e),)
         raise _invalid(f"Inputs to operation Select of type Select must have the same size "
                        f"and shape.  Input 0: {_st(cond.shape)} != input 1: {_st(t.shape)}")
 
@@ -372,7 +400,7 @@ def _select_v2(ctx: KernelContext):
 
     def compute(cond, t, e):
         try:
-            return (np.where(cond, t, e),)
+            return (select(np.asarray(cond), np.asarray(t), np.asarray(e)),)
         except ValueError:
             raise _invalid(f"condition {_st(np.shape(cond))}, then {_st(np.shape(t))}, and "
                            f"else {_st(np.shape(e))} must be broadcastable") from None

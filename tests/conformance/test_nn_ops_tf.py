@@ -125,6 +125,23 @@ def test_scalar_bounds_match_tf_at_edges():
            names=True)
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.float16, np.bool_])
+def test_selects_and_one_hot_match_tf(dtype):
+    # Select/SelectV2 over >= SELECT_BITS_MIN elements select bitwise (NaN payloads, -0.0,
+    # infinities kept); OneHot writes on-values at in-range indices only
+    x = RNG.normal(size=(64, 40)) * 100
+    if np.dtype(dtype).kind == "f":
+        x[0, :6] = [np.nan, -0.0, np.inf, -np.inf, 0.0, 1e-30]
+    t, e = x.astype(dtype), (-x).astype(dtype)
+    cond = RNG.random(size=x.shape) > 0.5
+    rows = RNG.random(size=64) > 0.5
+    idx = RNG.integers(-3, 45, size=(8, 5)).astype(np.int32)
+    _check(lambda lib: [lib.where(cond, t, e), lib.where(rows, t, e),
+                        lib.where_v2(cond, t, e), lib.where_v2(rows[:40], t, e),
+                        lib.one_hot(idx, 40, on_value=t[0, 0], off_value=e[1, 1]),
+                        lib.one_hot(idx, 40, axis=1)])
+
+
 def test_grad_helper_ops_match_tf():
     g, f = RNG.normal(size=(3, 4)), RNG.normal(size=(3, 4)) * 4
     for op_type, second in (("ReluGrad", "features"), ("Relu6Grad", "features"),
