@@ -237,8 +237,10 @@ def _softmax_kernel(ctx: KernelContext):
         _check_logits(x)
         if x.size == 0:
             return (x.astype(out),)
-        e = np.exp(x - np.max(x, axis=-1, keepdims=True))
-        return ((e / np.sum(e, axis=-1, keepdims=True)).astype(out, copy=False),)
+        e = np.subtract(x, np.max(x, axis=-1, keepdims=True))
+        np.exp(e, out=e)
+        e /= np.sum(e, axis=-1, keepdims=True)
+        return (e.astype(out, copy=False),)
 
     return compute
 
@@ -279,9 +281,16 @@ def _xent(ctx: KernelContext):
         labels = np.broadcast_to(labels, shape)
         if features.size == 0:
             return (np.zeros(shape[:1], out), np.zeros(shape, out))
-        log_p = _log_softmax(features)
-        loss = -np.sum(labels * log_p, axis=-1)
-        backprop = np.exp(log_p) - labels
+        # TF's order (xent_op.h): shifted = logits - max; sum = sum(exp(shifted));
+        # loss = sum(labels * (log(sum) - shifted)); backprop = exp(shifted) / sum - labels
+        shifted = np.subtract(features, np.max(features, axis=-1, keepdims=True))
+        backprop = np.exp(shifted)
+        total = np.sum(backprop, axis=-1, keepdims=True)
+        terms = np.subtract(np.log(total), shifted, out=shifted)
+        terms *= labels
+        loss = np.sum(terms, axis=-1)
+        backprop /= total
+        backprop -= labels
         return (loss.astype(out, copy=False), backprop.astype(out, copy=False))
 
     return compute
