@@ -27,6 +27,7 @@ from graphcore.keras import custom_objects as custom_lib
 from graphcore.layers import base as base_layer
 from graphcore.ops import array_ops
 from graphcore.ops import variables as variables_lib
+from graphcore.train import trackable
 
 __all__ = ["Input", "InputLayer", "InputSpec", "Layer", "Node", "deserialize_layer",
            "get_mask", "keras_history", "serialize_layer", "set_mask"]
@@ -75,6 +76,19 @@ def set_mask(tensor: Any, mask: Any) -> None:
 
 _KERAS_CLASSES: dict = {}
 
+# Attributes graphcore's Keras sets for its own bookkeeping: never checkpoint dependencies
+# (Keras sets its own in __init__s under no_automatic_dependency_tracking). The model's
+# optimizer is not one either: Keras optimizers are not trackable in graphcore.
+_NOT_TRACKED = frozenset({
+    "_tracked", "_inbound_nodes", "_trainable_weights", "_non_trainable_weights",
+    "_updates", "_losses", "_layers", "_stack", "_input_layer", "_nodes_in_order",
+    "_nodes_by_depth", "_network_node_ids", "_nested_inputs", "_nested_outputs",
+    "_outputs_structure", "_graph_fns", "_compiled", "_init_args", "_build_input_shape",
+    "_batch_input_shape", "_sample_weights", "_targets", "_train_fetches", "_test_fetches",
+    "_fn_kwargs", "_scope", "_current_scope", "inputs", "outputs", "input_spec",
+    "metrics_names", "history", "optimizer", "input_structure", "output_structure",
+})
+
 
 class Layer(base_layer.Layer):
     """tf.keras.layers.Layer: ``build(input_shape)``, ``call(inputs)``, ``add_weight``."""
@@ -85,6 +99,8 @@ class Layer(base_layer.Layer):
     # False for the classes whose Keras versions have no ``build`` of their own: Keras
     # writes no ``build_config`` for them.
     _has_build_config = True
+    # The class's attributes that are no checkpoint dependencies in Keras either.
+    _untracked: frozenset = frozenset()
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -132,11 +148,34 @@ class Layer(base_layer.Layer):
             trainable=trainable, constraint=constraints.get(constraint))
         variable._keras_name = name
         K.track_variable(variable)
+        self._track(name, variable)
         (self._trainable_weights if trainable else self._non_trainable_weights).append(variable)
         if regularizer is not None:
             with ops_lib.name_scope(name + "/Regularizer"):
                 self.add_loss(regularizer(variable))
         return variable
+
+    # -- checkpoint dependencies (tf.train.Checkpoint) ------------------------------------
+    def _track(self, name: str, value: Any) -> None:
+        tracked = self.__dict__.get("_tracked")
+        if tracked is None:
+            tracked = {}
+            object.__setattr__(self, "_tracked", tracked)
+        tracked[name] = value
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        super().__setattr__(name, value)
+        if name in _NOT_TRACKED or name in self._untracked:
+            return
+        if trackable.is_trackable(value):
+            self._track(name, value)
+        elif name in self.__dict__.get("_tracked", ()):
+            del self._tracked[name]
+
+    def _trackable_children(self) -> dict[str, Any]:
+        """The weights by their names and the trackable attributes (sublayers, variables,
+        lists of them), in the order they were made or set, as Keras'."""
+        return dict(self.__dict__.get("_tracked", {}))
 
     def add_loss(self, losses: Any, inputs: Any = None) -> None:
         del inputs

@@ -335,6 +335,7 @@ class Masking(Layer):
 class Lambda(Layer):
     """Wraps ``function(inputs, **arguments)`` as a layer."""
     _has_build_config = False
+    _untracked = frozenset({"arguments"})
 
     def __init__(self, function: Any, output_shape: Any = None, mask: Any = None,
                  arguments: dict | None = None, **kwargs: Any) -> None:

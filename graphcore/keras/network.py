@@ -48,6 +48,10 @@ def _node_of(tensor: Any) -> Any:
 class Network(Layer):
     """``Model(inputs, outputs)`` or a subclass with its own ``call``."""
 
+    # Whether the layers are checkpoint dependencies by index even before the model is
+    # a graph network (Keras' Functional, which Sequential is).
+    _layers_by_index = False
+
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         inputs = kwargs.pop("inputs", args[0] if args else None)
         outputs = kwargs.pop("outputs", args[1] if len(args) > 1 else None)
@@ -69,6 +73,21 @@ class Network(Layer):
                 not name.startswith("_") and all(value is not x for x in self._layers):
             self._layers.append(value)
         super().__setattr__(name, value)
+
+    def _trackable_children(self) -> dict[str, Any]:
+        """A functional model's (and a Sequential's) layers first, as Keras':
+        ``layer_with_weights-<k>`` for the k-th layer with weights and ``layer-<i>`` for
+        each, then the layer's own dependencies."""
+        children: dict[str, Any] = {}
+        if self._is_graph_network or self._layers_by_index:
+            with_weights = 0
+            for index, layer in enumerate(self.layers):
+                if layer.weights:
+                    children[f"layer_with_weights-{with_weights}"] = layer
+                    with_weights += 1
+                children[f"layer-{index}"] = layer
+        children.update(super()._trackable_children())
+        return children
 
     # -- the graph ------------------------------------------------------------------------
     def _init_graph_network(self, inputs: Any, outputs: Any) -> None:

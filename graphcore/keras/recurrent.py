@@ -117,6 +117,10 @@ class LSTMCell(_Cell):
     def state_size(self) -> Any:
         return [self.units, self.units]
 
+    def _trackable_children(self) -> dict[str, Any]:
+        # Keras' LSTMCell sets state_size, a list (an empty dependency), before its weights.
+        return {"state_size": self.state_size, **super()._trackable_children()}
+
     def _bias_initializer(self) -> Any:
         if not self.unit_forget_bias:
             return self.bias_initializer
@@ -243,6 +247,13 @@ class RNN(Layer):
 
     def _checkpoint_children(self) -> list:
         return [("cell/", self.cell)]
+
+    def _trackable_children(self) -> dict[str, Any]:
+        # Keras' RNN sets state_spec, a list of InputSpecs (an empty dependency), in build.
+        children = super()._trackable_children()
+        if self.built:
+            children["state_spec"] = []
+        return children
 
     def build(self, input_shape: Any) -> None:
         input_shape = shape_lib.TensorShape(input_shape)
@@ -406,6 +417,7 @@ class Bidirectional(_Wrapper):
     or None for a list)."""
 
     _supports_masking = True
+    _untracked = frozenset({"layer"})
 
     def __init__(self, layer: Any, merge_mode: str | None = "concat",
                  backward_layer: Any = None, **kwargs: Any) -> None:

@@ -21,6 +21,8 @@ __all__ = ["Sequential"]
 
 
 class Sequential(Model):
+    _layers_by_index = True
+
     def __init__(self, layers: list | None = None, name: str | None = None) -> None:
         super().__init__(name=name)
         self._stack: list = []

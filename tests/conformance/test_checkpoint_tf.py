@@ -308,3 +308,107 @@ def test_restore_before_variables_exist(tmp_path):
     assert _restore_before_minimize(gc, path) == want
     for got, value in zip(want[-1][1], values):
         np.testing.assert_allclose(got, value, rtol=1e-6)
+
+
+# -- Keras models (tf_keras' v1 API in graph mode against graphcore.keras) --------------------
+
+def _keras_sequential(keras):
+    layers = keras.layers
+    return keras.Sequential([
+        layers.Conv2D(4, 3, input_shape=(6, 6, 2)), layers.MaxPooling2D(),
+        layers.BatchNormalization(), layers.Flatten(), layers.Dropout(0.5), layers.Dense(3)])
+
+
+def _keras_recurrent(keras):
+    layers = keras.layers
+    return keras.Sequential([
+        layers.Embedding(10, 4, input_length=5), layers.LSTM(3, return_sequences=True),
+        layers.Bidirectional(layers.GRU(2))])
+
+
+def _keras_functional(keras):
+    layers = keras.layers
+    x = keras.Input((5, 4))
+    h = layers.LayerNormalization()(x)
+    h = layers.TimeDistributed(layers.Dense(3))(h)
+    h = layers.PReLU()(h)
+    h = layers.Reshape((-1,))(layers.Conv1D(2, 2)(h))
+    y = layers.Dense(1)(layers.Concatenate()([h, layers.Lambda(lambda t: t * 2)(h)]))
+    return keras.Model(x, y)
+
+
+def _keras_subclassed(keras):
+    class Scale(keras.layers.Layer):
+        def __init__(self):
+            super().__init__()
+            self.inner = keras.layers.Dense(2)
+            self.sizes = [1, 2]
+
+        def build(self, input_shape):
+            self.w = self.add_weight("w", shape=(2,), initializer="ones")
+            super().build(input_shape)
+
+        def call(self, x):
+            return self.inner(x) * self.w
+
+    class Net(keras.Model):
+        def __init__(self):
+            super().__init__()
+            self._first = keras.layers.Dense(4)
+            self.blocks = [keras.layers.Dense(3), Scale()]
+
+        def call(self, x):
+            x = self._first(x)
+            for block in self.blocks:
+                x = block(x)
+            return x
+
+    net = Net()
+    net(keras.Input((3,)))
+    return net
+
+
+KERAS_MODELS = {
+    "sequential": _keras_sequential,
+    "recurrent": _keras_recurrent,
+    "functional": _keras_functional,
+    "subclassed": _keras_subclassed,
+}
+
+
+def _keras_of(lib):
+    return pytest.importorskip("tf_keras.api._v1.keras") if _is_tf(lib) else gc.keras
+
+
+def _keras_save(lib, build, prefix, restore_from=None):
+    """Builds the model, restores ``restore_from`` if given, and saves it."""
+    with _graph(lib).as_default():
+        ckpt = lib.train.Checkpoint(model=build(_keras_of(lib)))
+        with lib.Session() as sess:
+            if restore_from is None:
+                sess.run(lib.global_variables_initializer())
+            else:
+                status = ckpt.restore(restore_from).assert_consumed()
+                status.initialize_or_restore(sess)
+            return ckpt.save(prefix, session=sess)
+
+
+def _tensors(path):
+    reader = tf1.train.load_checkpoint(path)
+    return {k: reader.get_tensor(k) for k in reader.get_variable_to_shape_map()
+            if k not in (OBJECT_GRAPH_KEY, "save_counter/.ATTRIBUTES/VARIABLE_VALUE")}
+
+
+@pytest.mark.parametrize("name", sorted(KERAS_MODELS))
+def test_keras_checkpoints_interchange(name, tmp_path, tf_control_flow_v1):
+    build = KERAS_MODELS[name]
+    gc_path = _keras_save(gc, build, str(tmp_path / "gc" / "ckpt"))
+    tf_path = _keras_save(tf1, build, str(tmp_path / "tf" / "ckpt"))
+    assert _object_graph(gc_path)[1] == _object_graph(tf_path)[1]
+    gc_values, tf_values = _tensors(gc_path), _tensors(tf_path)
+    assert sorted(gc_values) == sorted(tf_values)
+    # Each side restores the other's checkpoint and saves the same values again.
+    for lib, path, want in ((tf1, gc_path, gc_values), (gc, tf_path, tf_values)):
+        again = _tensors(_keras_save(lib, build, str(tmp_path / "again" / "ckpt"), path))
+        for key, value in want.items():
+            np.testing.assert_array_equal(again[key], value, err_msg=key)
