@@ -334,10 +334,8 @@ class Network(Layer):
         if save_format == "h5" or _is_hdf5(filepath):
             _save_hdf5(self, str(filepath))
             return
-        from graphcore.train import saver as saver_lib
-        keys = self._checkpoint_keys()
-        keys.update(_optimizer_keys(self, keys))
-        saver_lib.Saver(keys).save(K.get_session(), str(filepath), write_meta_graph=False)
+        from graphcore.keras import weights_checkpoint
+        weights_checkpoint.save(self, str(filepath), self._checkpoint_keys(), _optimizer(self))
 
     def load_weights(self, filepath: str, by_name: bool = False) -> None:
         """Restores the weights from a TF checkpoint (graphcore's or TF's save_weights) or

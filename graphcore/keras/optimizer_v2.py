@@ -78,6 +78,7 @@ class OptimizerV2:
         self._slots: dict = {}
         self._slot_names: list = []
         self._weights: list = []
+        self._tracked: dict = {}  # add_weight's variables by name, in creation order
         self._iterations = None
         self._graph = None
         self._deferred: dict = {}
@@ -165,6 +166,7 @@ class OptimizerV2:
         self._iterations = None
         self._slots = {}
         self._weights = []
+        self._tracked = {}
         self._hypers_created = False
         for name, value in list(self._hyper.items()):
             if isinstance(value, variables_lib.Variable):
@@ -195,6 +197,7 @@ class OptimizerV2:
         variable = variables_lib.Variable(initial, name=name, dtype=dtype,
                                           trainable=bool(trainable))
         K.track_variable(variable)
+        self._tracked[name] = variable
         return variable
 
     @property
@@ -300,19 +303,9 @@ class OptimizerV2:
 
     # -- checkpoints -------------------------------------------------------------------------
     def _checkpoint_weights(self) -> dict:
-        """The non-slot variables by the names a checkpoint keys them with
-        (``optimizer/<name>/...``): iter, the hyperparameters, other state."""
-        out = {}
-        if self._iterations is not None:
-            out["iter"] = self._iterations
-        for name, value in self._hyper.items():
-            if isinstance(value, variables_lib.Variable):
-                out[name] = value
-        out.update(self._state_weights())
-        return out
-
-    def _state_weights(self) -> dict:
-        return {}
+        """The non-slot variables (iter, the hyperparameters, other state) in creation
+        order, by the names a checkpoint keys them with (``optimizer/<name>/...``)."""
+        return dict(self._tracked)
 
     def _defer_restore(self, key: tuple, value: Any) -> None:
         """Keeps a checkpoint value for a variable not created yet (``("weight",

@@ -514,9 +514,6 @@ class Nadam(_MomentsMixin, OptimizerV2):
     def _reset_state(self) -> None:
         self._m_cache = None
 
-    def _state_weights(self) -> dict:
-        return {} if self._m_cache is None else {"momentum_cache": self._m_cache}
-
     def _create_slots(self, var_list: list) -> None:
         var_dtype = var_list[0].dtype.base_dtype
         if self._m_cache is None:

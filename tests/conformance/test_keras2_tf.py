@@ -263,8 +263,9 @@ def test_optimizer_variables_and_updates_match_tf(tmp_path):
     """Each Keras optimizer in graph mode makes TF's variables (``training/Adam/iter``, the
     hyperparameters, slots ``training/Adam/embedding/embeddings/m``: names, shapes,
     dtypes, order), applies TF's dense and sparse updates (3 steps from the same weights
-    give the same weights and optimizer weights), writes TF's save_weights keys, and a
-    TF checkpoint loaded before training restores the slots when fit creates them."""
+    give the same weights and optimizer weights), writes TF's save_weights checkpoint (keys
+    and object graph: TF loads it), and a TF checkpoint loaded before training restores
+    the slots when fit creates them."""
     import tensorflow as tf_ref
 
     from graphcore.train import saver as gc_saver
@@ -286,6 +287,33 @@ def test_optimizer_variables_and_updates_match_tf(tmp_path):
         # first step, which then counted it.
         assert got["resumed"][0] == ref["optimizer"][0] + 1, case
         assert len(got["resumed"]) == len(ref["optimizer"]), case
-        want_keys = {k for k, _ in tf_ref.train.list_variables(str(tmp_path / f"tf_{case}"))}
-        got_keys = {k for k, _ in gc_saver.list_variables(str(tmp_path / f"gc_{case}"))}
-        assert got_keys == want_keys - {"_CHECKPOINTABLE_OBJECT_GRAPH"}, case
+        # save_weights: TF's keys and object graph (which TF's load_weights walks).
+        want = tf_ref.train.load_checkpoint(str(tmp_path / f"tf_{case}"))
+        have = gc_saver.load_checkpoint(str(tmp_path / f"gc_{case}"))
+        assert set(have.get_variable_to_shape_map()) == \
+            set(want.get_variable_to_shape_map()), case
+        graph = "_CHECKPOINTABLE_OBJECT_GRAPH"
+        assert _object_graph(have.get_tensor(graph)) == _object_graph(want.get_tensor(graph))
+        if case in ("adam_amsgrad", "nadam", "ftrl_shrinkage"):
+            with tf_ref.Graph().as_default():
+                assert _tf_loads(case, str(tmp_path / f"gc_{case}")) == \
+                    [np.asarray(w).tolist() for w in got["weights"] + got["optimizer"]]
+
+
+def _object_graph(serialized):
+    from graphcore.protobuf import trackable_object_graph_pb2
+    proto = trackable_object_graph_pb2.TrackableObjectGraph()
+    proto.ParseFromString(serialized)
+    return proto
+
+
+def _tf_loads(case, path):
+    """TF's model and optimizer weights after its load_weights of ``path``."""
+    cls, kwargs = OPTIMIZERS[case]
+    model = tf_keras.Sequential([tf_keras.layers.Embedding(6, 4, input_length=3),
+                                 tf_keras.layers.Flatten(), tf_keras.layers.Dense(2)])
+    model.compile(getattr(tf_keras.optimizers, cls)(**kwargs), "mse")
+    model.train_on_batch(np.zeros((1, 3), np.int32), np.zeros((1, 2), np.float32))
+    model.load_weights(path)
+    return [np.asarray(w).tolist() for w in model.get_weights() +
+            model.optimizer.get_weights()]

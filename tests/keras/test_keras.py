@@ -121,10 +121,11 @@ def test_weights_roundtrip_and_checkpoint(tmp_path):
         np.testing.assert_array_equal(got, want)
     reader = tf.train.NewCheckpointReader(str(tmp_path / "ckpt"))
     assert sorted(reader.get_variable_to_shape_map()) == sorted(
-        f"layer_with_weights-{i}/{n}/.ATTRIBUTES/VARIABLE_VALUE"
+        ["_CHECKPOINTABLE_OBJECT_GRAPH"] + [  # TF's object graph, then the weights
+            f"layer_with_weights-{i}/{n}/.ATTRIBUTES/VARIABLE_VALUE"
         for i, names in enumerate([["kernel", "bias"],
                                    ["gamma", "beta", "moving_mean", "moving_variance"],
-                                   ["kernel", "bias"]]) for n in names)
+                                   ["kernel", "bias"]]) for n in names])
     assert model.count_params() == 9 + 12 + 4
     assert len(model.trainable_weights) == 6 and len(model.non_trainable_weights) == 2
     model.layers[1].trainable = False
