@@ -16,8 +16,8 @@ cached) are built for what matches, and objects created after ``restore`` (slots
 is used, so ``run_restore_ops``/``initialize_or_restore`` restore them too, as TF's
 restore-on-creation does in graph mode.  A variable created after ``restore`` and
 initialized by ``global_variables_initializer`` alone gets its initial value, not the
-checkpoint's (TF gives it the checkpoint value).  Not supported: restoring a name-based
-(``tf.train.Saver``) checkpoint through ``Checkpoint.restore``.
+checkpoint's (TF gives it the checkpoint value).  A checkpoint without an object graph
+(``tf.train.Saver``'s) is restored by variable names (NameBasedSaverStatus).
 """
 
 from __future__ import annotations
@@ -40,6 +40,13 @@ __all__ = ["Checkpoint", "CheckpointOptions"]
 
 _log = logging.getLogger("tensorflow")
 
+_NAME_BASED_RESTORE = (
+    "Restoring a name-based tf.train.Saver checkpoint using the object-based restore API. "
+    "This mode uses global names to match variables, and so is somewhat fragile. It also "
+    "adds new restore ops to the graph each time it is called when graph building. Prefer "
+    "re-encoding training checkpoints in the object-based format: run save() on the "
+    "object-based saver (the same one this message is coming from) and use that checkpoint "
+    "in the future.")
 _NO_CHECKPOINT = ("No checkpoint specified (save_path=None); nothing is being restored.")
 
 
@@ -152,14 +159,13 @@ class _TrackableSaver:
             return InitializationOnlyStatus(self._root)
         save_path = saver_lib._fspath(save_path)
         reader = saver_lib.CheckpointReader(save_path)
+        if not reader.has_tensor(trackable.OBJECT_GRAPH_PROTO_KEY):
+            _log.warning(_NAME_BASED_RESTORE)
+            return NameBasedSaverStatus(self._root, save_path)
         if self._restore_prefix is None:
             with ops_lib.control_dependencies(None), self._cpu():
                 self._restore_prefix = array_ops.constant("model", name="Const")
         feed_dict = {self._restore_prefix: save_path}
-        if not reader.has_tensor(trackable.OBJECT_GRAPH_PROTO_KEY):
-            raise NotImplementedError(
-                f"{save_path} has no object graph (a name-based tf.train.Saver checkpoint): "
-                "restore it with tf.train.Saver.")
         proto = trackable.TrackableObjectGraph()
         proto.ParseFromString(reader.get_tensor(trackable.OBJECT_GRAPH_PROTO_KEY))
         restore = _RestoreCoordinator(self, proto, reader)
@@ -377,6 +383,49 @@ class InitializationOnlyStatus:
         return self
 
 
+class NameBasedSaverStatus:
+    """What restoring a ``tf.train.Saver`` checkpoint returns: ``run_restore_ops`` restores
+    every variable of the dependency graph by its graph name (a slot variable by its own,
+    ``x/Adam``) with a new Saver, as TF's; the save counter is among them, so a checkpoint
+    without one fails to restore there as in TF."""
+
+    def __init__(self, root: Any, save_path: str):
+        self._root = root
+        self._save_path = save_path
+        self._restored = False
+        self._optionally_restored: list = []
+
+    def add_to_optionally_restored(self, var: Any) -> None:
+        self._optionally_restored.append(var)
+
+    def assert_consumed(self) -> NameBasedSaverStatus:
+        """Raises AssertionError until ``run_restore_ops`` has run."""
+        if not self._restored:
+            raise AssertionError(f"Object not restored: {self._root}")
+        return self
+
+    def assert_existing_objects_matched(self) -> NameBasedSaverStatus:
+        return self.assert_consumed()
+
+    def assert_nontrivial_match(self) -> NameBasedSaverStatus:
+        return self.assert_consumed()
+
+    def run_restore_ops(self, session: Any = None) -> None:
+        session = _session_or_default(session)
+        self._restored = True
+        variables = {trackable.full_name(o): o for o in _list_objects(self._root)
+                     if trackable.is_variable(o)}
+        with ops_lib.device("/cpu:0"):
+            saver = saver_lib.Saver(variables)
+        saver.restore(session, self._save_path)
+
+    def initialize_or_restore(self, session: Any = None) -> None:
+        self.run_restore_ops(session)
+
+    def expect_partial(self) -> NameBasedSaverStatus:
+        return self
+
+
 # -- tf.compat.v1.train.Checkpoint --------------------------------------------------------
 
 class Checkpoint:
@@ -465,4 +514,6 @@ class Checkpoint:
         ``initialize_or_restore``)."""
         status = self._saver.restore(save_path)
         self._maybe_create_save_counter()
+        if isinstance(status, NameBasedSaverStatus):
+            status.add_to_optionally_restored(self.save_counter)
         return status

@@ -412,3 +412,41 @@ def test_keras_checkpoints_interchange(name, tmp_path, tf_control_flow_v1):
         again = _tensors(_keras_save(lib, build, str(tmp_path / "again" / "ckpt"), path))
         for key, value in want.items():
             np.testing.assert_array_equal(again[key], value, err_msg=key)
+
+
+def _name_based(lib, directory, with_save_counter):
+    """Restores a tf.train.Saver checkpoint (with or without a ``save_counter`` variable)
+    through Checkpoint.restore: matched by variable names."""
+    with _graph(lib).as_default():
+        x = lib.Variable([1.0, 2.0], name="x")
+        opt = lib.train.AdamOptimizer(0.1)
+        train = opt.minimize(lib.reduce_sum(x * x))
+        if with_save_counter:
+            lib.train.Checkpoint(x=x).save_counter  # noqa: B018 - creates the variable
+        with lib.Session() as sess:
+            sess.run(lib.global_variables_initializer())
+            sess.run(train)
+            path = lib.train.Saver().save(sess, os.path.join(directory, "model"))
+    out = []
+    with _graph(lib).as_default():
+        x = lib.Variable([0.0, 0.0], name="x")
+        opt = lib.train.AdamOptimizer(0.1)
+        opt.minimize(lib.reduce_sum(x * x))
+        ckpt = lib.train.Checkpoint(x=x, opt=opt)
+        status = ckpt.restore(path)
+        out.append(type(status).__name__)
+        out.append(_outcome(status.assert_consumed))
+        with lib.Session() as sess:
+            outcome = _outcome(functools.partial(status.run_restore_ops, sess))
+            out.append((outcome[0], outcome[1].splitlines()[0] if outcome[1] else None))
+            out.append(_outcome(status.assert_consumed))
+            if outcome[0] == "ok":
+                out.append(_outcome(lambda: sess.run([x, opt.get_slot(x, "m")])))
+    return out
+
+
+@pytest.mark.parametrize("with_save_counter", [False, True])
+def test_restore_name_based_checkpoint(with_save_counter, tmp_path):
+    want = _name_based(tf1, str(tmp_path / "tf"), with_save_counter)
+    assert _name_based(gc, str(tmp_path / "gc"), with_save_counter) == want
+    assert want[2][0] == ("ok" if with_save_counter else "NotFoundError")
