@@ -107,11 +107,12 @@ class _TrackableSaver:
 
     def __init__(self, root: Any):
         self._root = root
-        self._save_key = None
+        self._save_key: tuple | None = None  # (keys, io device, the variables saved)
         self._save_tensor = None
         self._feeds: tuple | None = None  # (prefix tensor, object graph tensor)
         self._restore_prefix = None
-        self._restore_ops: dict[tuple[str, int], Any] = {}
+        # (key, id(variable)) -> (variable, assign op); the variable kept to check the id.
+        self._restore_ops: dict[tuple[str, int], tuple[Any, Any]] = {}
 
     def _cpu(self) -> Any:
         return ops_lib.device("/cpu:0")
@@ -123,12 +124,13 @@ class _TrackableSaver:
         graph = trackable.object_graph(self._root)
         keyed = graph.variables()
         proto = graph.proto()
-        key = (tuple((k, id(v)) for k, v in keyed), options.experimental_io_device)
+        key = (tuple(k for k, _ in keyed), options.experimental_io_device,
+               [v for _, v in keyed])
         if self._feeds is None:
             with ops_lib.control_dependencies(None), self._cpu():
                 self._feeds = (array_ops.constant("", name="Const"),
                                array_ops.constant("", name="Const"))
-        if self._save_key != key:
+        if not self._same_save(key):
             self._save_tensor = self._build_save(keyed, options)
             self._save_key = key
         if os.path.dirname(file_prefix):
@@ -142,6 +144,12 @@ class _TrackableSaver:
         out = session.run(self._save_tensor, feed_dict={
             prefix_tensor: file_prefix, graph_tensor: proto.SerializeToString()})
         return out.decode() if isinstance(out, bytes) else str(out)
+
+    def _same_save(self, key: tuple) -> bool:
+        """Whether the cached save op saves these keys of these very variables."""
+        if self._save_key is None or self._save_key[:2] != key[:2]:
+            return False
+        return all(a is b for a, b in zip(self._save_key[2], key[2]))
 
     def _build_save(self, keyed: list, options: CheckpointOptions) -> Any:
         prefix_tensor, graph_tensor = self._feeds
@@ -168,14 +176,15 @@ class _TrackableSaver:
         feed_dict = {self._restore_prefix: save_path}
         proto = trackable.TrackableObjectGraph()
         proto.ParseFromString(reader.get_tensor(trackable.OBJECT_GRAPH_PROTO_KEY))
-        restore = _RestoreCoordinator(self, proto, reader)
+        restore = _RestoreCoordinator(self, proto)
         restore.match()
         return CheckpointLoadStatus(restore, feed_dict)
 
-    def restore_ops(self, pairs: list[tuple[str, Any]], dtype_map: dict) -> list:
+    def restore_ops(self, pairs: list[tuple[str, Any]]) -> list:
         """Assign ops restoring each (checkpoint key, variable), one RestoreV2 for the new
         ones; cached, since the prefix they read is fed."""
-        new = [(k, v) for k, v in pairs if (k, id(v)) not in self._restore_ops]
+        new = [(k, v) for k, v in pairs
+               if self._restore_ops.get((k, id(v)), (None,))[0] is not v]
         if new:
             specs = [saver_lib._VarSpec(k, saver_lib._as_ref(v), v) for k, v in new]
             with ops_lib.control_dependencies(None):
@@ -183,18 +192,17 @@ class _TrackableSaver:
                     restored = io_ops.restore_v2(self._restore_prefix, [s.name for s in specs],
                                                  [""] * len(specs), [s.dtype for s in specs])
                 for (k, v), spec, tensor in zip(new, specs, restored):
-                    self._restore_ops[(k, id(v))] = spec.assign(
-                        tensor, spec.shape.is_fully_defined())
-        return [self._restore_ops[(k, id(v))] for k, v in pairs]
+                    self._restore_ops[(k, id(v))] = (v, spec.assign(
+                        tensor, spec.shape.is_fully_defined()))
+        return [self._restore_ops[(k, id(v))][1] for k, v in pairs]
 
 
 class _RestoreCoordinator:
     """One ``restore()``: the checkpoint's object graph and what of it matched so far."""
 
-    def __init__(self, saver: _TrackableSaver, proto: Any, reader: Any):
+    def __init__(self, saver: _TrackableSaver, proto: Any):
         self.saver = saver
         self.proto = proto
-        self.dtype_map = reader.get_variable_to_dtype_map()
         self.object_by_proto_id: dict[int, Any] = {}
         self.restored: dict[int, Any] = {}  # id(variable) -> variable given a value
         self.unused_attributes: dict[int, list[str]] = {}
@@ -253,7 +261,7 @@ class _RestoreCoordinator:
                 elif attr.name not in self.unused_attributes.get(node_id, []):
                     self.unused_attributes.setdefault(node_id, []).append(attr.name)
         if new:
-            self.restore_ops.extend(self.saver.restore_ops(new, self.dtype_map))
+            self.restore_ops.extend(self.saver.restore_ops(new))
 
 
 def _list_objects(root: Any) -> list:

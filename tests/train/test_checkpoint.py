@@ -240,3 +240,22 @@ def test_manager_restore_or_initialize(tmp_path):
         assert manager.latest_checkpoint == path and manager.directory == str(tmp_path)
         again = tf.train.CheckpointManager(ckpt, str(tmp_path), max_to_keep=2)
         assert again.restore_or_initialize() == path
+
+
+def test_save_follows_reassigned_attributes(tmp_path):
+    key = "m/v/.ATTRIBUTES/VARIABLE_VALUE"
+    with tf.Graph().as_default():
+        m = tf.Module()
+        m.v = tf.Variable(1.0)
+        ckpt = tf.train.Checkpoint(m=m)
+        with tf.Session() as sess:
+            sess.run(m.v.initializer)
+            first = ckpt.write(str(tmp_path / "first"), session=sess)
+            m.v = tf.Variable(2.0)  # the cached save op no longer saves this variable
+            sess.run(m.v.initializer)
+            second = ckpt.write(str(tmp_path / "second"), session=sess)
+            status = ckpt.restore(first)
+            status.run_restore_ops(sess)
+            assert sess.run(m.v) == 1.0
+    assert tf.train.load_variable(first, key) == 1.0
+    assert tf.train.load_variable(second, key) == 2.0
