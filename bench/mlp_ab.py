@@ -8,7 +8,7 @@ forwarding: buffer forwarding off (A) / on (B) in the straight-line step (two pl
             with ``executor.FORWARDING`` off and on; their losses must agree to the bit).
 team:       oneDNN's team size per product shape: a probe faster than the choice only
             resets the probe interval (A, the rule before) / probes again at once
-            (B, ``blas.TeamTimings``); C is B with the products under the former
+            (B, ``intra_op.TeamTimings``); C is B with the products under the former
             SERIAL_MACS (2^20) also on one thread.
 ``--threads 1`` runs the products on one thread (keeps the team choice out of a
 forwarding A/B).  Prints wall-clock ms per step (median, p25, p75, min, mean) per variant.
@@ -22,10 +22,10 @@ import time
 
 import numpy as np
 
-from graphcore.kernels import blas
+from graphcore.kernels import intra_op
 
 
-class ProbeResetTeams(blas.TeamTimings):
+class ProbeResetTeams(intra_op.TeamTimings):
     """The team rule before the re-probe: a probe that was not 1.25x slower than the
     choice only reset the probe interval to TEAM_PROBE (a faster probe did not probe
     again at once)."""
@@ -33,12 +33,12 @@ class ProbeResetTeams(blas.TeamTimings):
     @staticmethod
     def record(stats: list, one: bool, probe: bool, elapsed: float) -> None:
         if probe:
-            slower = elapsed > 1.25 * blas._median(stats[4] if one else stats[3])
-            stats[2] = min(2 * stats[2], 16 * blas.TEAM_PROBE) if slower else blas.TEAM_PROBE
+            slower = elapsed > 1.25 * intra_op._median(stats[4] if one else stats[3])
+            stats[2] = min(2 * stats[2], 16 * intra_op.TEAM_PROBE) if slower else intra_op.TEAM_PROBE
             stats[1] = stats[0] + stats[2]
         recent = stats[3] if one else stats[4]
         recent.append(elapsed)
-        if len(recent) > blas.TEAM_WINDOW:
+        if len(recent) > intra_op.TEAM_WINDOW:
             del recent[0]
 
 
@@ -53,7 +53,7 @@ def main() -> None:
 
     import graphcore
     from bench import common, mlp
-    from graphcore.kernels import blas, intra_op
+    from graphcore.kernels import blas
     from graphcore.runtime import executor
 
     if args.threads:
@@ -84,10 +84,10 @@ def main() -> None:
         model, step = build()
         serial = blas.SERIAL_MACS
         rules = {"A probe reset": (ProbeResetTeams(), serial),
-                 "B re-probe": (blas.TeamTimings(), serial),
-                 "C re-probe, 2^20": (blas.TeamTimings(), 1 << 20)}
+                 "B re-probe": (intra_op.TeamTimings(), serial),
+                 "C re-probe, 2^20": (intra_op.TeamTimings(), 1 << 20)}
 
-        def use(timings: blas.TeamTimings, serial_macs: int) -> None:
+        def use(timings: intra_op.TeamTimings, serial_macs: int) -> None:
             lib._timings = timings
             blas.SERIAL_MACS = serial_macs
 

@@ -5,7 +5,8 @@
 
 Workloads (each a module of this package): tiny (Session.run overhead), mlp (training
 steps vs TF and a numpy floor), convnet (TF's deep MNIST tutorial step, and with
-histogram summaries, vs TF), matmul (GFLOP/s of a 2048^3 matmul chain), ps_async
+histogram summaries, vs TF), matmul (GFLOP/s of a 2048^3 matmul chain), ops (single
+ops and TF1 idioms on [256, 1024], ms per op vs TF), ps_async
 (1 ps + 2 workers async SGD vs TF gRPC), transfer (64 MiB ps->worker vs raw Ray),
 scaling (1/2/4 workers), embedding (2M x 64 table on 4 ps + 2 workers, vs 20k rows and TF
 gRPC), gpu (CuPy; skipped without a GPU).  Anchors that are not
@@ -26,8 +27,8 @@ from typing import Any
 
 from bench import common
 
-WORKLOADS = ["tiny", "mlp", "convnet", "matmul", "ps_async", "transfer", "scaling", "embedding",
-             "gpu"]
+WORKLOADS = ["tiny", "mlp", "convnet", "matmul", "ops", "ps_async", "transfer", "scaling",
+             "embedding", "gpu"]
 MODULES = {"tiny": "bench.overhead"}
 DEFAULT_OUT = "bench/results.json"
 

@@ -38,6 +38,7 @@ from typing import Any
 import numpy as np
 
 from graphcore.kernels import intra_op
+from graphcore.kernels.intra_op import TeamTimings
 
 _log = logging.getLogger("graphcore.blas")
 
@@ -57,63 +58,8 @@ _SMALL = 65536 * 4
 # took 22-25 us against one thread's 26-38 us.
 SERIAL_MACS = 1 << 19
 # Above it, each product shape times both team sizes (the intra-op thread count, and one
-# thread) and runs on the faster, as libgomp's OMP_DYNAMIC sizes teams by the load: when
-# other processes hold the cores, OpenMP's static split makes the caller wait for a
-# worker that is not running (the digits MLP's step took 2.6x as long on two threads as on
-# one at a load of 6), while on idle cores two threads are ~1.5x as fast.  A shape's
-# TEAM_PROBE-th product after the last probe runs on the other size, so the choice follows
-# the load; a probe 1.25x slower than the choice doubles the interval (up to 16x), and a
-# probe faster than the choice's median probes again at once (the window of the probed
-# size fills in a few calls, not in TEAM_WINDOW intervals, after a spike of the choice
-# -- a core taken for a moment -- turned the choice to the slower size).  Each
-# size is judged by the median of its last TEAM_WINDOW timings: one call that waited for
-# a core neither flips the choice nor, as a moving average did, keeps the faster size out
-# of use for hundreds of calls.
-TEAM_PROBE = 16
-TEAM_WINDOW = 3
-_TEAM_SHAPES = 4096  # product shapes timed at most (then the timings start over)
-
+# thread) and runs on the faster: intra_op.TeamTimings.
 Product = Callable[[np.ndarray, np.ndarray, bool, bool], np.ndarray]
-
-
-def _median(times: list) -> float:
-    return sorted(times)[len(times) // 2]
-
-
-class TeamTimings(dict):
-    """Per shape of work, [calls, the call that probes next, the probe interval, the last
-    TEAM_WINDOW seconds on one thread, on the full team]: which OpenMP team size a call
-    runs on (see TEAM_PROBE)."""
-
-    def choose(self, key: tuple) -> tuple[list, bool, bool]:
-        """(the shape's timings, whether this call runs on one thread, whether it probes)."""
-        stats = self.get(key)
-        if stats is None:
-            if len(self) >= _TEAM_SHAPES:  # (shapes that vary without end)
-                self.clear()
-            stats = self[key] = [0, 2 * TEAM_WINDOW + TEAM_PROBE, TEAM_PROBE, [], []]
-        stats[0] += 1
-        calls = stats[0]
-        if calls <= 2 * TEAM_WINDOW:  # the first calls alternate: full team, one thread
-            return stats, not calls % 2, False
-        probe = calls >= stats[1]
-        return stats, (_median(stats[3]) < _median(stats[4])) != probe, probe
-
-    @staticmethod
-    def record(stats: list, one: bool, probe: bool, elapsed: float) -> None:
-        """Adds one call's time (seconds) to the timings :meth:`choose` returned."""
-        if probe:
-            chosen = _median(stats[4] if one else stats[3])
-            if elapsed > 1.25 * chosen:  # the choice holds: probe less often
-                stats[2] = min(2 * stats[2], 16 * TEAM_PROBE)
-                stats[1] = stats[0] + stats[2]
-            else:  # as fast: probe again soon; faster: at once, to switch within calls
-                stats[2] = TEAM_PROBE
-                stats[1] = stats[0] + (1 if elapsed < chosen else TEAM_PROBE)
-        recent = stats[3] if one else stats[4]
-        recent.append(elapsed)
-        if len(recent) > TEAM_WINDOW:
-            del recent[0]
 
 
 def _ptr(x: np.ndarray) -> ctypes.c_void_p:

@@ -307,7 +307,7 @@ class _Dnnl:
         self.attr = attr.value
         self._streams = threading.local()
         self._plans: dict[tuple, _Plan | None] = {}
-        self._timings = blas.TeamTimings()
+        self._timings = intra_op.TeamTimings()
         self._lock = threading.Lock()
 
     def stream(self) -> int:
@@ -324,7 +324,7 @@ class _Dnnl:
         """Runs the plan of ``key`` (built by ``build`` on first use) over ``arrays``;
         False where oneDNN has no implementation.  The team is one thread under
         SERIAL_WORK, else the intra-op thread count or one thread by the timings of
-        this key, as :class:`blas.TeamTimings` chooses for products."""
+        this key, as :class:`intra_op.TeamTimings` chooses for products."""
         full = min(intra_op.threads(), self.onednn.max_team)
         if full <= 1 or work < SERIAL_WORK:
             plan = self._plan(key, build, 1)

@@ -13,13 +13,80 @@ from __future__ import annotations
 import itertools
 import os
 import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import numpy as np
 
 # Below this many elements a kernel runs on one thread.
 MIN_ELEMENTS = 1 << 18
+# The same for transcendental elementwise kernels (exp, log, tanh, sigmoid...: several ns
+# an element, where an add takes a fraction of one): their work outweighs a handoff sooner.
+COSTLY_MIN_ELEMENTS = 1 << 16
 # Ranges per thread of a split kernel (see map_ranges).
 CHUNKS_PER_THREAD = 4
+
+
+# Work that may run on one thread or on the intra-op team (a oneDNN product or primitive,
+# a split elementwise kernel) times both team sizes per shape of work and runs on the
+# faster, as libgomp's OMP_DYNAMIC sizes teams by the load: when
+# other processes hold the cores, OpenMP's static split makes the caller wait for a
+# worker that is not running (the digits MLP's step took 2.6x as long on two threads as on
+# one at a load of 6), while on idle cores two threads are ~1.5x as fast.  A shape's
+# TEAM_PROBE-th product after the last probe runs on the other size, so the choice follows
+# the load; a probe 1.25x slower than the choice doubles the interval (up to 16x), and a
+# probe faster than the choice's median probes again at once (the window of the probed
+# size fills in a few calls, not in TEAM_WINDOW intervals, after a spike of the choice
+# -- a core taken for a moment -- turned the choice to the slower size).  Each
+# size is judged by the median of its last TEAM_WINDOW timings: one call that waited for
+# a core neither flips the choice nor, as a moving average did, keeps the faster size out
+# of use for hundreds of calls.
+TEAM_PROBE = 16
+TEAM_WINDOW = 3
+_TEAM_SHAPES = 4096  # shapes of work timed at most (then the timings start over)
+
+
+
+def _median(times: list) -> float:
+    return sorted(times)[len(times) // 2]
+
+
+class TeamTimings(dict):
+    """Per shape of work, [calls, the call that probes next, the probe interval, the last
+    TEAM_WINDOW seconds on one thread, on the full team]: which team size a call runs on
+    (see TEAM_PROBE)."""
+
+    def choose(self, key: tuple) -> tuple[list, bool, bool]:
+        """(the shape's timings, whether this call runs on one thread, whether it probes)."""
+        stats = self.get(key)
+        if stats is None:
+            if len(self) >= _TEAM_SHAPES:  # (shapes that vary without end)
+                self.clear()
+            stats = self[key] = [0, 2 * TEAM_WINDOW + TEAM_PROBE, TEAM_PROBE, [], []]
+        stats[0] += 1
+        calls = stats[0]
+        if calls <= 2 * TEAM_WINDOW:  # the first calls alternate: full team, one thread
+            return stats, not calls % 2, False
+        probe = calls >= stats[1]
+        return stats, (_median(stats[3]) < _median(stats[4])) != probe, probe
+
+    @staticmethod
+    def record(stats: list, one: bool, probe: bool, elapsed: float) -> None:
+        """Adds one call's time (seconds) to the timings :meth:`choose` returned."""
+        if probe:
+            chosen = _median(stats[4] if one else stats[3])
+            if elapsed > 1.25 * chosen:  # the choice holds: probe less often
+                stats[2] = min(2 * stats[2], 16 * TEAM_PROBE)
+                stats[1] = stats[0] + stats[2]
+            else:  # as fast: probe again soon; faster: at once, to switch within calls
+                stats[2] = TEAM_PROBE
+                stats[1] = stats[0] + (1 if elapsed < chosen else TEAM_PROBE)
+        recent = stats[3] if one else stats[4]
+        recent.append(elapsed)
+        if len(recent) > TEAM_WINDOW:
+            del recent[0]
 
 
 def _default_threads() -> int:
@@ -61,20 +128,22 @@ def _get_pool() -> ThreadPoolExecutor:
     return _pool
 
 
-def map_ranges(fn: Callable[[int, int], None], n: int) -> None:
+def map_ranges(fn: Callable[[int, int], None], n: int,
+               min_elements: int = MIN_ELEMENTS) -> None:
     """Calls ``fn(lo, hi)`` over contiguous ranges covering ``[0, n)`` when ``n`` is large
     (else once with ``(0, n)``): CHUNKS_PER_THREAD ranges per thread, which the caller's
     thread and the pool's take in turn, as TF's shards, so that a pool thread that gets
     no core (other processes on the machine) leaves its share to the others instead of
     holding the caller at the join: a range nobody has started when the caller runs out
     is the caller's, and a pool task that has not started is cancelled.  Returns when
-    all are done; the first exception raised by any range is re-raised."""
+    all are done; the first exception raised by any range is re-raised.  ``min_elements``:
+    the size under which ``fn`` runs once on this thread."""
     k = _threads
-    if k <= 1 or n < MIN_ELEMENTS:
+    if k <= 1 or n < min_elements:
         fn(0, n)
         return
-    k = min(k, max(n // (MIN_ELEMENTS // 4), 1))
-    chunks = min(k * CHUNKS_PER_THREAD, max(n // (MIN_ELEMENTS // 16), k))
+    k = min(k, max(n // (min_elements // 4), 1))
+    chunks = min(k * CHUNKS_PER_THREAD, max(n // (min_elements // 16), k))
     bounds = [n * i // chunks for i in range(chunks + 1)]
     claim = itertools.count()  # (next() is atomic under the GIL)
 
@@ -120,6 +189,43 @@ def run_and_join(here: Callable[[], None], futures: list,
                 error = e
     if error is not None:
         raise error
+
+
+def elementwise(fn: Callable[[np.ndarray], np.ndarray],
+                min_elements: int = COSTLY_MIN_ELEMENTS) -> Callable[[Any], Any]:
+    """``fn`` (elementwise, keeping its input's shape and dtype) split over the intra-op
+    threads, as TF shards its cwise kernels: a C-contiguous input of ``min_elements`` or
+    more is cut into ranges (:func:`map_ranges`), each computed by ``fn`` (under the
+    caller's numpy error state) into its slice of one output.  Whether a size splits or
+    runs on this thread alone follows the timings of both (:class:`TeamTimings`): under
+    load the other thread may get no core.  The values are those of one call (each element
+    is computed alone)."""
+    timings = TeamTimings()
+    clock = time.perf_counter
+
+    def split(x: Any) -> Any:
+        if type(x) is not np.ndarray or x.size < min_elements or _threads <= 1 or \
+                not x.flags.c_contiguous or x.dtype.kind not in "fc":
+            return fn(x)
+        stats, one, probe = timings.choose(x.size)
+        t0 = clock()
+        if one:
+            out = fn(x)
+        else:
+            flat = x.reshape(-1)
+            out = np.empty(x.shape, x.dtype)
+            out_flat = out.reshape(-1)
+            errors = np.geterr()
+
+            def run(lo: int, hi: int) -> None:
+                with np.errstate(**errors):
+                    out_flat[lo:hi] = fn(flat[lo:hi])
+
+            map_ranges(run, flat.size, min_elements)
+        timings.record(stats, one, probe, clock() - t0)
+        return out
+
+    return split
 
 
 def map_rows(fn: Callable[[int, int], None], rows: int, row_size: int) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from graphcore.framework import errors
-from graphcore.kernels import blas, forwarding
+from graphcore.kernels import blas, forwarding, intra_op
 from graphcore.kernels.array_kernels import frozen
 from graphcore.kernels.registry import KernelContext, register_kernel
 
@@ -216,6 +216,11 @@ def _unary(fn, low_float_work: bool = False):
     return factory
 
 
+# Transcendental kernels split large inputs over the intra-op threads, as TF's cwise
+# kernels shard theirs (intra_op.elementwise).
+_split = intra_op.elementwise
+
+
 def _rsqrt(x):
     return np.reciprocal(np.sqrt(x))
 
@@ -286,19 +291,19 @@ register_kernel("Sign")(_unary(np.sign))
 register_kernel("Square")(_unary(np.square))
 register_kernel("Sqrt")(_unary(np.sqrt, True))
 register_kernel("Rsqrt")(_unary(_rsqrt, True))
-register_kernel("Exp")(_unary(np.exp, True))
-register_kernel("Log")(_unary(np.log, True))
-register_kernel("Log1p")(_unary(_log1p, True))
-register_kernel("Expm1")(_unary(_expm1, True))
-register_kernel("Tanh")(_unary(np.tanh, True))
-register_kernel("Sigmoid")(_unary(_sigmoid, True))
+register_kernel("Exp")(_unary(_split(np.exp), True))
+register_kernel("Log")(_unary(_split(np.log), True))
+register_kernel("Log1p")(_unary(_split(_log1p), True))
+register_kernel("Expm1")(_unary(_split(_expm1), True))
+register_kernel("Tanh")(_unary(_split(np.tanh), True))
+register_kernel("Sigmoid")(_unary(_split(_sigmoid), True))
 register_kernel("Conj")(_unary(np.conj))
 register_kernel("Floor")(_unary(np.floor))
 register_kernel("Ceil")(_unary(np.ceil))
 register_kernel("Rint")(_unary(np.rint))
 register_kernel("Round")(_unary(np.round))  # half to even, as TF's Round
-register_kernel("Cos")(_unary(np.cos, True))
-register_kernel("Sin")(_unary(np.sin, True))
+register_kernel("Cos")(_unary(_split(np.cos), True))
+register_kernel("Sin")(_unary(_split(np.sin), True))
 register_kernel("Reciprocal")(_unary(np.reciprocal, True))
 
 register_kernel("SqrtGrad")(_binary(lambda y, dy: dy * 0.5 / y, low_float_work=True))

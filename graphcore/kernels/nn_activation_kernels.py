@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from graphcore.kernels import intra_op
 from graphcore.kernels.math_kernels import binary_kernel, unary_kernel
 from graphcore.kernels.nn_kernels import exp_minus_one_below_zero, positive_part
 from graphcore.kernels.registry import KernelContext, register_kernel
@@ -28,7 +29,7 @@ def _selu_grad(g, y):
     return np.where(y < 0, g * (y + _SELU_SCALE_ALPHA), g * _SELU_SCALE)
 
 
-register_kernel("Selu")(unary_kernel(_selu, low_float_work=True))
+register_kernel("Selu")(unary_kernel(intra_op.elementwise(_selu), low_float_work=True))
 register_kernel("SeluGrad")(binary_kernel(_selu_grad, low_float_work=True))
 register_kernel("Softsign")(unary_kernel(lambda x: x / (np.abs(x) + 1), low_float_work=True))
 register_kernel("SoftsignGrad")(binary_kernel(

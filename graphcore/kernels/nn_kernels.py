@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from graphcore.framework import errors
-from graphcore.kernels import forwarding
+from graphcore.kernels import forwarding, intra_op
 from graphcore.kernels.forwarding import getrefcount
 from graphcore.kernels.registry import KernelContext, register_kernel
 
@@ -178,8 +178,8 @@ def _softplus_grad(g, f):
 
 
 register_kernel("Relu6")(_unary(_relu6))
-register_kernel("Elu")(_unary(_elu))
-register_kernel("Softplus")(_unary(_softplus))
+register_kernel("Elu")(_unary(intra_op.elementwise(_elu)))
+register_kernel("Softplus")(_unary(intra_op.elementwise(_softplus)))
 # As TF's functors: the gradient times the mask (a product, ~10x faster than np.where
 # with a data-dependent mask, and NaN gradients stay NaN where the mask is 0, as in TF).
 @register_kernel("ReluGrad")

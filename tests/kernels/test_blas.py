@@ -188,7 +188,7 @@ def test_onednn_team_follows_intra_op_threads_product_size_and_timings():
     assert 64 ** 3 < blas.SERIAL_MACS <= 128 ** 3
     saved = intra_op.threads()
     key = (128, 128, 128, False, False)
-    window = blas.TEAM_WINDOW
+    window = intra_op.TEAM_WINDOW
     try:
         intra_op.set_threads(1)
         np.testing.assert_allclose(blas.matmul(big, big), big @ big, rtol=1e-4, atol=1e-3)
@@ -203,7 +203,7 @@ def test_onednn_team_follows_intra_op_threads_product_size_and_timings():
                                            atol=1e-3)
                 sizes.append(lib._team.size)
             assert sizes == [full, 1] * window
-            probe = blas.TEAM_PROBE
+            probe = intra_op.TEAM_PROBE
             calls = 2 * window
             for one, team in (([1.0, 1.0, 0.1], full), ([0.5, 9.0, 0.5], 1)):
                 # (medians: one thread 1.0 against 0.75 / 0.5 against 0.75, each with an

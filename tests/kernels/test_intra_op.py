@@ -112,3 +112,44 @@ def test_a_large_update_split_over_threads_equals_the_one_thread_update(make_opt
         intra_op.set_threads(before)
     assert results[1].shape == shape
     np.testing.assert_array_equal(results[1], results[2])
+
+
+def test_split_elementwise_kernels_equal_one_call_and_keep_the_error_state(two_threads):
+    """intra_op.elementwise: the split computes each range into one output, bit-equal to
+    one call; the pool threads run under the caller's numpy error state; whether a size
+    splits follows TeamTimings (its first calls alternate: split, one thread)."""
+    calls = []
+
+    def fn(x):
+        calls.append((threading.get_ident(), x.size))
+        return np.log(x)
+
+    split = intra_op.elementwise(fn)
+    x = np.random.default_rng(0).standard_normal(intra_op.COSTLY_MIN_ELEMENTS * 2 + 3)
+    x = x.astype(np.float32)
+    with np.errstate(all="ignore"):
+        want = np.log(x)
+        first = split(x)  # (the first call of a size splits)
+    assert len(calls) > 1 and sum(n for _, n in calls) == x.size
+    np.testing.assert_array_equal(first, want)
+    calls.clear()
+    with np.errstate(all="ignore"):
+        np.testing.assert_array_equal(split(x), want)  # (then one thread)
+    assert len(calls) == 1
+    with np.errstate(invalid="raise"), pytest.raises(FloatingPointError):
+        split(x)  # a split call: log of negatives raises in whichever thread
+    small = x[:100]
+    with np.errstate(all="ignore"):
+        np.testing.assert_array_equal(split(small), np.log(small))
+
+
+def test_transcendental_kernels_split_large_inputs_with_the_same_values(two_threads):
+    x = np.random.default_rng(1).standard_normal((300, 500)).astype(np.float32) * 5
+    with tf.Graph().as_default():
+        p = tf.placeholder(tf.float32)
+        ops = [tf.exp(p), tf.tanh(p), tf.sigmoid(p), tf.nn.softplus(p), tf.nn.elu(p),
+               tf.nn.selu(p), tf.log1p(tf.abs(p)), tf.math.expm1(p), tf.sin(p)]
+        with tf.Session() as sess:
+            runs = [sess.run(ops, {p: x}) for _ in range(4)]  # split and not, in turn
+    for a, b in zip(runs[0], runs[1]):
+        np.testing.assert_array_equal(a, b)
