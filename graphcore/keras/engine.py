@@ -84,7 +84,7 @@ _NOT_TRACKED = frozenset({
     "_updates", "_losses", "_layers", "_stack", "_input_layer", "_nodes_in_order",
     "_nodes_by_depth", "_network_node_ids", "_nested_inputs", "_nested_outputs",
     "_outputs_structure", "_graph_fns", "_compiled", "_init_args", "_build_input_shape",
-    "_batch_input_shape", "_sample_weights", "_targets", "_train_fetches", "_test_fetches",
+    "_batch_input_shape", "_sample_weights", "_targets", "_train_function", "_test_fetches",
     "_fn_kwargs", "_scope", "_current_scope", "inputs", "outputs", "input_spec",
     "metrics_names", "history", "optimizer", "input_structure", "output_structure",
 })

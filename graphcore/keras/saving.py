@@ -1,10 +1,10 @@
 """Whole Keras models as files and configs (tf.keras.models.save_model / load_model,
 model_from_config / model_from_json): Keras' HDF5 model file (``model_config`` and
-``training_config`` JSON attributes, the weights under ``model_weights``), so that a file
-TF's ``model.save("m.h5")`` wrote loads here and one written here loads in TF. The
-optimizer's state is not written (``include_optimizer`` keeps the compile arguments only);
-a file's ``optimizer_weights`` are not restored. Not here: the SavedModel directory and
-the zipped ``.keras`` format."""
+``training_config`` JSON attributes, the weights under ``model_weights``, the Keras
+optimizer's weights under ``optimizer_weights`` by their variable names), so that a file
+TF's ``model.save("m.h5")`` wrote loads here and one written here loads in TF, training
+resuming from the saved optimizer state. Not here: the SavedModel directory and the zipped
+``.keras`` format."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ import json
 import os
 from typing import Any
 
+from graphcore.keras import backend as K
 from graphcore.keras import custom_objects as custom_lib
 from graphcore.keras import losses as losses_lib
 from graphcore.keras import optimizers
@@ -120,6 +121,8 @@ def save_model(model: Any, filepath: Any, overwrite: bool = True,
             f.attrs["training_config"] = json.dumps(
                 _training_config(model), default=_json_default).encode("utf8")
         save_weights_to_hdf5_group(f.create_group("model_weights"), model)
+        if include_optimizer and isinstance(model.optimizer, optimizers.Optimizer):
+            _save_optimizer_weights(f, model.optimizer)
 
 
 def load_model(filepath: Any, custom_objects: dict | None = None, compile: bool = True,
@@ -150,9 +153,40 @@ def load_model(filepath: Any, custom_objects: dict | None = None, compile: bool 
             training_config, "decode") else training_config)
         model.compile(**_compile_args(training_config, custom_objects))
         if "optimizer_weights" in f:
-            logging.warning("graphcore does not restore a saved optimizer's state: the "
-                            "model's optimizer starts afresh.")
+            _load_optimizer_weights(f["optimizer_weights"], model)
     return model
+
+
+def _save_optimizer_weights(f: Any, optimizer: Any) -> None:
+    """Keras' ``optimizer_weights`` group: ``weight_names`` and a dataset per weight at
+    its variable's name (``training/Adam/dense/kernel/m:0``)."""
+    weights = optimizer.weights
+    if not weights:
+        return
+    group = f.create_group("optimizer_weights")
+    names = [w.name.encode("utf8") for w in weights]
+    group.attrs["weight_names"] = names
+    for name, value in zip(names, K.batch_get_value(weights)):
+        group.create_dataset(name, data=value)
+
+
+def _load_optimizer_weights(group: Any, model: Any) -> None:
+    """The saved optimizer state set into the model's optimizer, whose variables are
+    made now (outside fit's name scope, as TF's load_model makes them)."""
+    optimizer = model.optimizer
+    try:
+        optimizer._create_all_weights(model.trainable_weights)
+    except (NotImplementedError, AttributeError):
+        logging.warning(f"Error when creating the weights of optimizer {optimizer}, making "
+                        "it impossible to restore the saved optimizer state. As a result, "
+                        "your model is starting with a freshly initialized optimizer.")
+    names = [n.decode("utf8") if hasattr(n, "decode") else str(n)
+             for n in group.attrs["weight_names"]]
+    try:
+        optimizer.set_weights([group[n][()] for n in names])
+    except ValueError:
+        logging.warning("Error in loading the saved optimizer state. As a result, your model "
+                        "is starting with a freshly initialized optimizer.")
 
 
 def _compile_args(training_config: dict, custom_objects: dict | None) -> dict:

@@ -185,12 +185,6 @@ class Model(Network):
                             metric_pairs.append(_total_and_count(values, weight))
                         self.metrics_names.append(
                             metric_name if len(self.outputs) == 1 else f"{name}_{metric_name}")
-            with ops_lib.name_scope("training"):
-                if isinstance(self.optimizer, tf_optimizer.Optimizer):
-                    train = [self.optimizer.minimize(total, var_list=self.trainable_weights)]
-                else:
-                    train = self.optimizer.get_updates(total, self.trainable_weights)
-                train_op = control_flow_ops.group(*train, *self.updates)
         for v in variables_lib.global_variables():
             if id(v) not in existing:
                 K.track_variable(v)
@@ -200,8 +194,29 @@ class Model(Network):
         self._targets = targets
         self._sample_weights = sample_weights
         self._num_losses = len(losses)
-        self._train_fetches = (train_op, fetches)
+        self._train_function = None
         self._test_fetches = fetches
+
+    @property
+    def _train_fetches(self) -> tuple:
+        """(train op, fetches). The optimizer's update ops (and so its variables) are made
+        at the first training step under ``training/``, as TF's Keras makes its train
+        function: before that the optimizer has no variables (a checkpoint or model file
+        restores its state when they are made)."""
+        if getattr(self, "_train_function", None) is None:
+            total = self.total_loss
+            existing = {id(v) for v in variables_lib.global_variables()}
+            with total.graph.as_default(), ops_lib.name_scope("training"):
+                if isinstance(self.optimizer, tf_optimizer.Optimizer):
+                    train = [self.optimizer.minimize(total, var_list=self.trainable_weights)]
+                else:
+                    train = self.optimizer.get_updates(total, self.trainable_weights)
+                train_op = control_flow_ops.group(*train, *self.updates)
+                for v in variables_lib.global_variables():
+                    if id(v) not in existing:
+                        K.track_variable(v)
+            self._train_function = (train_op, self._test_fetches)
+        return self._train_function
 
     def save(self, filepath: Any, overwrite: bool = True, include_optimizer: bool = True,
              save_format: str | None = None, signatures: Any = None, options: Any = None,

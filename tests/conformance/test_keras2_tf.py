@@ -243,6 +243,8 @@ def _optimizer_run(k, tf_mod, case, initial, save_to, load_from=None):
     start = model.get_weights()
     model.fit(x, y, batch_size=4, epochs=1, verbose=0, shuffle=False)
     model.save_weights(save_to)
+    if case in H5_CASES:
+        model.save(save_to + ".h5")
     out = {"start": start, "weights": model.get_weights(),
            "variables": [(v.name, v.shape.as_list(), v.dtype.base_dtype.name)
                          for v in tf_mod.global_variables()],
@@ -265,7 +267,7 @@ def test_optimizer_variables_and_updates_match_tf(tmp_path):
     dtypes, order), applies TF's dense and sparse updates (3 steps from the same weights
     give the same weights and optimizer weights), writes TF's save_weights checkpoint (keys
     and object graph: TF loads it), and a TF checkpoint loaded before training restores
-    the slots when fit creates them."""
+    the slots when fit creates them; model.save files carry the optimizer's state."""
     import tensorflow as tf_ref
 
     from graphcore.train import saver as gc_saver
@@ -298,6 +300,24 @@ def test_optimizer_variables_and_updates_match_tf(tmp_path):
             with tf_ref.Graph().as_default():
                 assert _tf_loads(case, str(tmp_path / f"gc_{case}")) == \
                     [np.asarray(w).tolist() for w in got["weights"] + got["optimizer"]]
+        if case in H5_CASES:
+            # model.save's optimizer_weights: each side's file restores the optimizer's
+            # state on the other, its variables made by load_model (``iter:0``...).
+            with tf_ref.Graph().as_default():
+                tf_loaded = _loaded_optimizer(tf_keras, str(tmp_path / f"gc_{case}.h5"))
+            gc_loaded = _loaded_optimizer(gc.keras, str(tmp_path / f"tf_{case}.h5"))
+            gc.keras.backend.clear_session()
+            assert gc_loaded[0] == tf_loaded[0], case
+            for g, r in zip(gc_loaded[1] + tf_loaded[1], ref["optimizer"] + got["optimizer"]):
+                np.testing.assert_array_equal(g, r, err_msg=case)
+
+
+H5_CASES = ("nadam", "rmsprop_centered")
+
+
+def _loaded_optimizer(k, path):
+    model = k.models.load_model(path)
+    return [w.name for w in model.optimizer.weights], model.optimizer.get_weights()
 
 
 def _object_graph(serialized):
