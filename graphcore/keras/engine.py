@@ -77,8 +77,7 @@ def set_mask(tensor: Any, mask: Any) -> None:
 _KERAS_CLASSES: dict = {}
 
 # Attributes graphcore's Keras sets for its own bookkeeping: never checkpoint dependencies
-# (Keras sets its own in __init__s under no_automatic_dependency_tracking). The model's
-# optimizer is not one either: Keras optimizers are not trackable in graphcore.
+# (Keras sets its own in __init__s under no_automatic_dependency_tracking).
 _NOT_TRACKED = frozenset({
     "_tracked", "_inbound_nodes", "_trainable_weights", "_non_trainable_weights",
     "_updates", "_losses", "_layers", "_stack", "_input_layer", "_nodes_in_order",
@@ -86,7 +85,7 @@ _NOT_TRACKED = frozenset({
     "_outputs_structure", "_graph_fns", "_compiled", "_init_args", "_build_input_shape",
     "_batch_input_shape", "_sample_weights", "_targets", "_train_function", "_test_fetches",
     "_fn_kwargs", "_scope", "_current_scope", "inputs", "outputs", "input_spec",
-    "metrics_names", "history", "optimizer", "input_structure", "output_structure",
+    "metrics_names", "history", "input_structure", "output_structure",
 })
 
 

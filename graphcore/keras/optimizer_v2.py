@@ -307,6 +307,11 @@ class OptimizerV2:
         order, by the names a checkpoint keys them with (``optimizer/<name>/...``)."""
         return dict(self._tracked)
 
+    def _trackable_children(self) -> dict:
+        """Checkpoint dependencies (tf.train.Checkpoint): the non-slot variables; the
+        slots are saved through ``get_slot_names``/``get_slot``."""
+        return self._checkpoint_weights()
+
     def _defer_restore(self, key: tuple, value: Any) -> None:
         """Keeps a checkpoint value for a variable not created yet (``("weight",
         name)`` or ``("slot", var_key, slot_name)``)."""

@@ -368,8 +368,17 @@ def _keras_subclassed(keras):
     return net
 
 
+def _keras_trained(keras):
+    model = keras.Sequential([keras.layers.Dense(4, input_shape=(3,)),
+                              keras.layers.Dropout(0.5), keras.layers.Dense(2)])
+    model.compile(optimizer=keras.optimizers.Adam(0.01, amsgrad=True), loss="mse")
+    model.fit(np.ones((4, 3)), np.ones((4, 2)), verbose=0)
+    return model
+
+
 KERAS_MODELS = {
     "sequential": _keras_sequential,
+    "trained": _keras_trained,
     "recurrent": _keras_recurrent,
     "functional": _keras_functional,
     "subclassed": _keras_subclassed,
@@ -383,8 +392,12 @@ def _keras_of(lib):
 def _keras_save(lib, build, prefix, restore_from=None):
     """Builds the model, restores ``restore_from`` if given, and saves it."""
     with _graph(lib).as_default():
-        ckpt = lib.train.Checkpoint(model=build(_keras_of(lib)))
-        with lib.Session() as sess:
+        keras = _keras_of(lib)
+        model = build(keras)
+        ckpt = lib.train.Checkpoint(model=model)
+        if getattr(model, "optimizer", None) is not None:
+            ckpt.optimizer = model.optimizer
+        with keras.backend.get_session() as sess:
             if restore_from is None:
                 sess.run(lib.global_variables_initializer())
             else:
