@@ -191,39 +191,56 @@ def run_and_join(here: Callable[[], None], futures: list,
         raise error
 
 
+class Splitter:
+    """Runs ``fn(lo, hi)`` over ``[0, n)`` either split (:func:`map_ranges`) or in one
+    call on this thread, per size ``n`` as :class:`TeamTimings` finds faster: under load
+    the pool's thread may get no core, and the handoff then only costs."""
+
+    def __init__(self, min_elements: int):
+        self.min_elements = min_elements
+        self._timings = TeamTimings()
+
+    def __call__(self, fn: Callable[[int, int], None], n: int,
+                 whole: Callable[[], None] | None = None) -> None:
+        """``whole()``, where given, stands for ``fn(0, n)`` on this thread."""
+        whole = whole or (lambda: fn(0, n))
+        if n < self.min_elements or _threads <= 1:
+            whole()
+            return
+        stats, one, probe = self._timings.choose(n)
+        t0 = time.perf_counter()
+        if one:
+            whole()
+        else:
+            map_ranges(fn, n, self.min_elements)
+        self._timings.record(stats, one, probe, time.perf_counter() - t0)
+
+
 def elementwise(fn: Callable[[np.ndarray], np.ndarray],
                 min_elements: int = COSTLY_MIN_ELEMENTS) -> Callable[[Any], Any]:
     """``fn`` (elementwise, keeping its input's shape and dtype) split over the intra-op
     threads, as TF shards its cwise kernels: a C-contiguous input of ``min_elements`` or
-    more is cut into ranges (:func:`map_ranges`), each computed by ``fn`` (under the
-    caller's numpy error state) into its slice of one output.  Whether a size splits or
-    runs on this thread alone follows the timings of both (:class:`TeamTimings`): under
-    load the other thread may get no core.  The values are those of one call (each element
-    is computed alone)."""
-    timings = TeamTimings()
-    clock = time.perf_counter
+    more is cut into ranges (a :class:`Splitter`: split or not by the timings of both),
+    each computed by ``fn`` (under the caller's numpy error state) into its slice of one
+    output.  The values are those of one call (each element is computed alone)."""
+    splitter = Splitter(min_elements)
 
     def split(x: Any) -> Any:
         if type(x) is not np.ndarray or x.size < min_elements or _threads <= 1 or \
                 not x.flags.c_contiguous or x.dtype.kind not in "fc":
             return fn(x)
-        stats, one, probe = timings.choose(x.size)
-        t0 = clock()
-        if one:
-            out = fn(x)
-        else:
-            flat = x.reshape(-1)
-            out = np.empty(x.shape, x.dtype)
-            out_flat = out.reshape(-1)
-            errors = np.geterr()
+        flat = x.reshape(-1)
+        out = np.empty(x.shape, x.dtype)
+        out_flat = out.reshape(-1)
+        errors = np.geterr()
+        alone = []
 
-            def run(lo: int, hi: int) -> None:
-                with np.errstate(**errors):
-                    out_flat[lo:hi] = fn(flat[lo:hi])
+        def run(lo: int, hi: int) -> None:
+            with np.errstate(**errors):
+                out_flat[lo:hi] = fn(flat[lo:hi])
 
-            map_ranges(run, flat.size, min_elements)
-        timings.record(stats, one, probe, clock() - t0)
-        return out
+        splitter(run, flat.size, lambda: alone.append(fn(x)))
+        return alone[0] if alone else out
 
     return split
 

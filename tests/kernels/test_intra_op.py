@@ -153,3 +153,20 @@ def test_transcendental_kernels_split_large_inputs_with_the_same_values(two_thre
             runs = [sess.run(ops, {p: x}) for _ in range(4)]  # split and not, in turn
     for a, b in zip(runs[0], runs[1]):
         np.testing.assert_array_equal(a, b)
+
+
+def test_philox_distributions_split_over_threads_give_the_same_values(two_threads):
+    """Random kernels shard their groups over the intra-op threads (each group depends on
+    its counter alone): split and one-thread draws of the same generator state agree."""
+    from graphcore.kernels import philox
+
+    size = philox._SPLITTER.min_elements * 4 * 2 + 5
+    for draw in (philox.uniform, philox.normal):
+        for dtype in (np.float32, np.float64):
+            runs = [draw(philox.Philox.from_seeds(7, 11), size, dtype) for _ in range(4)]
+            assert runs[0].shape == (size,)
+            for r in runs[1:]:
+                np.testing.assert_array_equal(r, runs[0])
+    blocks = [philox.Philox.from_seeds(3, 4).blocks(np.arange(size // 4, dtype=np.uint64))
+              for _ in range(2)]
+    np.testing.assert_array_equal(blocks[0], blocks[1])
