@@ -75,6 +75,15 @@ def _total_and_count(values: Any, weight: Any) -> tuple:
     return math_ops.reduce_sum(values * weight), math_ops.reduce_sum(weight)
 
 
+def _batch_shuffle(index: np.ndarray, batch_size: int) -> np.ndarray:
+    """Keras' ``shuffle="batch"``: whole batches in a random order (np.random's, as
+    Keras), a last partial batch kept at the end."""
+    count = len(index) // batch_size
+    head = index[:count * batch_size].reshape((count, batch_size))
+    np.random.shuffle(head)
+    return np.append(head.flatten(), index[count * batch_size:])
+
+
 class Model(Network):
     """``Model(inputs, outputs)``, or a subclass with ``call``; trains with ``fit``."""
 
@@ -329,11 +338,12 @@ class Model(Network):
             **kwargs: Any) -> callbacks_lib.History:
         """Trains for ``epochs`` epochs of ``batch_size`` (default 32) samples; returns the
         History callback."""
-        del kwargs
+        workers = kwargs.pop("workers", 1)
         if training_generator.is_generator(x):
             return training_generator.fit_generator(
                 self, x, steps_per_epoch, epochs, verbose, callbacks, validation_data,
-                validation_steps, validation_freq, class_weight, shuffle, initial_epoch)
+                validation_steps, validation_freq, class_weight,
+                bool(shuffle) and workers > 0, initial_epoch)
         if steps_per_epoch:
             raise NotImplementedError("fit(steps_per_epoch=...) of arrays is not "
                                       "implemented in graphcore")
@@ -375,9 +385,11 @@ class Model(Network):
             start = time.time()
             index = np.arange(num_samples)
             if shuffle == "batch":
-                raise NotImplementedError("shuffle='batch' is not implemented in graphcore")
-            if shuffle:
+                index = _batch_shuffle(index, batch_size)
+            elif shuffle:
                 np.random.shuffle(index)
+            if num_samples <= batch_size:
+                index = np.arange(num_samples)  # one batch: Keras feeds the data as it is
             sums = training_generator.EpochSums(self._num_losses, len(fetches))
             for batch, begin in enumerate(range(0, num_samples, batch_size)):
                 ids = index[begin:begin + batch_size]
@@ -394,7 +406,7 @@ class Model(Network):
                     break
             epoch_logs = dict(zip(self.metrics_names, sums.results()))
             if val is not None and (epoch + 1) % validation_freq == 0:
-                results = self._test_loop(val[0], val[1], batch_size, val[2])
+                results = self._test_loop(val[0], val[1], batch_size, val[2], shuffle=True)
                 epoch_logs.update(("val_" + n, v) for n, v in zip(self.metrics_names,
                                                                    results))
             if verbose:
@@ -416,11 +428,13 @@ class Model(Network):
                       use_multiprocessing: bool = False, shuffle: bool = True,
                       initial_epoch: int = 0) -> callbacks_lib.History:
         """``fit`` over the batches of a generator or a ``keras.utils.Sequence`` (read in
-        this thread: ``workers`` and ``max_queue_size`` change nothing)."""
-        del max_queue_size, workers, use_multiprocessing
+        this thread; a Sequence is shuffled only with ``workers`` > 0, as Keras' enqueuer
+        shuffles it and its ``workers=0`` path does not)."""
+        del max_queue_size, use_multiprocessing
         return training_generator.fit_generator(
             self, generator, steps_per_epoch, epochs, verbose, callbacks, validation_data,
-            validation_steps, validation_freq, class_weight, shuffle, initial_epoch)
+            validation_steps, validation_freq, class_weight, bool(shuffle) and workers > 0,
+            initial_epoch)
 
     def evaluate_generator(self, generator: Any, steps: int | None = None,
                            callbacks: Any = None, max_queue_size: int = 10,
@@ -436,12 +450,19 @@ class Model(Network):
         del callbacks, max_queue_size, workers, use_multiprocessing, verbose
         return training_generator.predict_generator(self, generator, steps)
 
-    def _test_loop(self, xs: list, ys: list, batch_size: int, ws: list | None = None) -> list:
+    def _test_loop(self, xs: list, ys: list, batch_size: int, ws: list | None = None,
+                   shuffle: bool = False) -> list:
+        """The metrics over batches of the data; ``shuffle``: in an order of np.random's,
+        as Keras' validation in fit draws one (one batch: the data as it is)."""
         num_samples = len(xs[0])
         ws = ws or [None] * len(ys)
         sums = training_generator.EpochSums(self._num_losses, len(self._test_fetches))
+        index = np.arange(num_samples)
+        if shuffle:
+            np.random.shuffle(index)
         for begin in range(0, num_samples, batch_size):
-            batch = slice(begin, begin + batch_size)
+            batch = slice(begin, begin + batch_size) if not shuffle or \
+                num_samples <= batch_size else index[begin:begin + batch_size]
             values = self._run(self._test_fetches, [a[batch] for a in xs],
                                [a[batch] for a in ys], training=False,
                                ws=[None if w is None else w[batch] for w in ws])

@@ -6,6 +6,7 @@ metrics their totals over their counts."""
 
 from __future__ import annotations
 
+import random
 import sys
 import time
 from typing import Any
@@ -81,12 +82,17 @@ class _Batches:
             steps = len(data)
         self.steps = steps
         self._iterator = None if self.is_sequence else iter(data)
+        self._order = None
 
     def epoch(self) -> Any:
         if self.is_sequence:
-            order = np.arange(len(self.data))
+            # As Keras' OrderedEnqueuer: one list, shuffled again each epoch by Python's
+            # random.
+            if self._order is None:
+                self._order = list(range(len(self.data)))
+            order = self._order
             if self.shuffle:
-                np.random.shuffle(order)
+                random.shuffle(order)
             for step in range(self.steps):
                 yield self.data[int(order[step % len(order)])]
             self.data.on_epoch_end()

@@ -337,3 +337,46 @@ def _tf_loads(case, path):
     model.load_weights(path)
     return [np.asarray(w).tolist() for w in model.get_weights() +
             model.optimizer.get_weights()]
+
+
+def _shuffled_fits(k, initial):
+    """Histories of fits whose batch order comes from np.random / Python's random (seeded
+    alike on both sides): arrays shuffled (validation too, as Keras does) or by batch, a
+    Sequence shuffled by the enqueuer (workers=1) or read in order (workers=0)."""
+    import random
+    rng = np.random.default_rng(7)
+    x = rng.normal(size=(23, 3)).astype(np.float32)
+    y = rng.normal(size=(23, 1)).astype(np.float32)
+
+    class Seq(k.utils.Sequence):
+        def __len__(self):
+            return 5
+
+        def __getitem__(self, i):
+            return x[4 * i:4 * i + 4], y[4 * i:4 * i + 4]
+
+    model = k.Sequential([k.layers.Dense(2, input_shape=(3,)), k.layers.Dense(1)])
+    model.compile(k.optimizers.SGD(0.1), "mse")
+    if initial is not None:
+        model.set_weights(initial)
+    start, out = model.get_weights(), []
+    for kwargs in (dict(x=x, y=y, batch_size=5, shuffle=True, validation_split=0.2),
+                   dict(x=x, y=y, batch_size=5, shuffle="batch"),
+                   dict(x=Seq()), dict(x=Seq(), workers=0)):
+        random.seed(1)
+        np.random.seed(1)
+        history = model.fit(epochs=3, verbose=0, **kwargs).history
+        out.append([history[key] for key in sorted(history)])
+    return start, out
+
+
+def test_fit_shuffle_order_matches_tf():
+    import tensorflow as tf_ref
+    with tf_ref.Graph().as_default():
+        start, ref = _shuffled_fits(tf_keras, None)
+    gc.keras.backend.clear_session()
+    _, got = _shuffled_fits(gc.keras, start)
+    gc.keras.backend.clear_session()
+    assert len(got) == len(ref)
+    for g, r in zip(got, ref):
+        np.testing.assert_allclose(g, r, rtol=1e-6)
