@@ -45,6 +45,14 @@ class LossScale:
         self._weights[key] = variable
         return variable
 
+    def _trackable_children(self) -> dict[str, Variable]:
+        """Checkpoint dependencies (tf.train.Checkpoint): the default graph's weights by
+        name."""
+        graph = ops_lib.get_default_graph()
+        return {name: v for (name, g), v in sorted(self._weights.items(),
+                                                   key=lambda item: item[0][0])
+                if g is graph}
+
     def get_config(self) -> dict:
         raise NotImplementedError
 

@@ -33,6 +33,10 @@ class MixedPrecisionLossScaleOptimizer(optimizer.Optimizer):
         if self._loss_scale is None:
             raise ValueError("loss_scale cannot be None")
 
+    def _trackable_children(self) -> dict[str, Any]:
+        """Checkpoint dependencies: the wrapped optimizer and the loss scale, as TF's."""
+        return {"base_optimizer": self._optimizer, "loss_scale": self._loss_scale}
+
     def _doing_dynamic_loss_scaling(self) -> bool:
         return isinstance(self._loss_scale, loss_scale_module.DynamicLossScale)
 
