@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import heapq
 import itertools
+import os
 import threading
 import time
 from collections import deque
@@ -20,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from graphcore.framework import errors
+from graphcore.kernels import philox
 from graphcore.kernels.registry import KernelContext, register_kernel
 
 
@@ -240,7 +242,10 @@ class RandomShuffleQueueResource(QueueResource):
         super().__init__(name, dtypes, shapes, capacity)
         self.min_after_dequeue = min_after_dequeue
         self._items: list = []
-        self._rng = np.random.default_rng([seed, seed2] if seed or seed2 else None)
+        # TF's generator: Philox one uint32 at a time; (0, 0) seeds at random.
+        if seed == 0 and seed2 == 0:
+            seed, seed2 = (int.from_bytes(os.urandom(8), "little") for _ in range(2))
+        self._draw = philox.SingleSample(philox.Philox.from_seeds(seed, seed2))
 
     def _size(self) -> int:
         return len(self._items)
@@ -252,8 +257,9 @@ class RandomShuffleQueueResource(QueueResource):
         self._items.append(element)
 
     def _take(self) -> tuple:
+        # TF's DequeueLocked: the element at draw % size, the last one moved into its place.
         items = self._items
-        j = int(self._rng.integers(len(items)))
+        j = self._draw() % len(items)
         items[j], items[-1] = items[-1], items[j]
         return items.pop()
 

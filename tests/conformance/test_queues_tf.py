@@ -357,3 +357,35 @@ def test_session_close_cancels_blocked_dequeue():
             t.join(10)
             assert not t.is_alive()
             assert caught == ["CancelledError"]
+
+
+# (graph seed, op seed): a RandomShuffleQueue's order for seeded queues is TF's.
+SHUFFLE_QUEUE_SEEDS = [(None, 2), (4, None), (4, 9), (0, 0)]
+
+
+def _shuffle_queue_order(lib, graph_seed, seed):
+    """Elements enqueued at once, then dequeued one, several and up to n at a time (the
+    queue closed, so min_after_dequeue no longer holds any back)."""
+    with lib.Graph().as_default():
+        if graph_seed is not None:
+            lib.set_random_seed(graph_seed)
+        q = lib.RandomShuffleQueue(30, 6, [lib.int32, lib.string], shapes=[[], []],
+                                   seed=seed)
+        values = np.arange(25, dtype=np.int32)
+        enqueue = q.enqueue_many([values, values.astype(str).astype(bytes)])
+        one, many, up_to = q.dequeue(), q.dequeue_many(4), q.dequeue_up_to(7)
+        with lib.Session() as sess:
+            sess.run(enqueue)
+            out = [_plain(sess.run(one)), _plain(sess.run(many))]
+            sess.run(q.close())
+            out += [_plain(sess.run(one)) for _ in range(3)]
+            out += [_plain(sess.run(up_to)) for _ in range(3)]
+    return out
+
+
+def test_random_shuffle_queue_order_matches_tf():
+    """TF's generator (Philox, one uint32 per dequeued element, index = draw % size, the
+    last element moved into the gap) from the same seeds gives the same order."""
+    for graph_seed, seed in SHUFFLE_QUEUE_SEEDS:
+        want = _shuffle_queue_order(tf1, graph_seed, seed)
+        assert _shuffle_queue_order(tf, graph_seed, seed) == want, (graph_seed, seed)
