@@ -26,6 +26,7 @@ import copy
 import inspect
 import logging
 import os
+import weakref
 from typing import Any
 
 from graphcore.framework import dtypes as dtypes_lib
@@ -208,6 +209,10 @@ class _RestoreCoordinator:
         self.unused_attributes: dict[int, list[str]] = {}
         self.restore_ops: list = []
         self._pairs: set[tuple[str, int]] = set()
+        self.matched_ids: set[int] = set()
+        self.expect_partial = [False]  # read by the finalizer, which must not hold self
+        weakref.finalize(self, _warn_unrestored, proto, self.matched_ids,
+                         self.unused_attributes, self.expect_partial)
 
     def match(self) -> None:
         """Binds checkpoint nodes to the objects now reachable from the root (breadth
@@ -250,6 +255,7 @@ class _RestoreCoordinator:
                 slot = optimizer.get_slot(original, ref.slot_name)
                 if slot is not None:
                     bound[ref.slot_variable_node_id] = slot
+        self.matched_ids.update(bound)
         new = []
         for node_id, obj in sorted(bound.items()):
             for attr in nodes[node_id].attributes:
@@ -262,6 +268,29 @@ class _RestoreCoordinator:
                     self.unused_attributes.setdefault(node_id, []).append(attr.name)
         if new:
             self.restore_ops.extend(self.saver.restore_ops(new))
+
+
+def _warn_unrestored(proto: Any, matched_ids: set, unused_attributes: dict,
+                     expect_partial: list) -> None:
+    """TF's warnings when a restore is dropped with checkpoint values left unused."""
+    if expect_partial[0]:
+        return
+    names = trackable.node_names(proto)
+    unused_nodes = [names[i] for i, node in enumerate(proto.nodes)
+                    if node.attributes and i not in matched_ids]
+    if not unused_nodes and not unused_attributes:
+        return
+    _log.warning(
+        "Detecting that an object or model or tf.train.Checkpoint is being deleted with "
+        "unrestored values. See the following logs for the specific values in question. "
+        "To silence these warnings, use `status.expect_partial()`. See "
+        "https://www.tensorflow.org/api_docs/python/tf/train/Checkpoint#restorefor details "
+        "about the status object returned by the restore function.")
+    for path in unused_nodes:
+        _log.warning("Value in checkpoint could not be found in the restored object: %s", path)
+    for node_id, attribute in unused_attributes.items():
+        _log.warning("An attribute in the restored object could not be found in the "
+                     "checkpoint. Object: %s, attribute: %s", names[node_id], attribute)
 
 
 def _list_objects(root: Any) -> list:
@@ -358,7 +387,9 @@ class CheckpointLoadStatus:
         session.run(initializers)
 
     def expect_partial(self) -> CheckpointLoadStatus:
-        """Silences warnings about an incomplete restore (graphcore prints none)."""
+        """Silences the warnings, logged when the restore is dropped, about checkpoint
+        values that matched no object."""
+        self._checkpoint.expect_partial[0] = True
         return self
 
 

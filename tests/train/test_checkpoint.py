@@ -259,3 +259,29 @@ def test_save_follows_reassigned_attributes(tmp_path):
             assert sess.run(m.v) == 1.0
     assert tf.train.load_variable(first, key) == 1.0
     assert tf.train.load_variable(second, key) == 2.0
+
+
+def test_dropped_partial_restore_warns_unless_expected(tmp_path, caplog):
+    with tf.Graph().as_default():
+        a, b = tf.Variable(1.0), tf.Variable(2.0)
+        ckpt = tf.train.Checkpoint(a=a, b=b)
+        with tf.Session() as sess:
+            sess.run([a.initializer, b.initializer])
+            path = ckpt.save(str(tmp_path / "ckpt"), session=sess)
+    for expect_partial in (False, True):
+        caplog.clear()
+        with tf.Graph().as_default():
+            ckpt = tf.train.Checkpoint(a=tf.Variable(0.0))
+            status = ckpt.restore(path)
+            status.assert_existing_objects_matched()
+            if expect_partial:
+                status.expect_partial()
+            del status
+        messages = [r.getMessage() for r in caplog.records]
+        if expect_partial:
+            assert messages == []
+        else:
+            assert messages[0].startswith("Detecting that an object or model or "
+                                          "tf.train.Checkpoint is being deleted")
+            assert messages[1:] == [
+                "Value in checkpoint could not be found in the restored object: (root).b"]
