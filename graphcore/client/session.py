@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from graphcore.client.session_handle import TensorHandle
-from graphcore.framework import errors, session_stack
+from graphcore.framework import errors, nest, session_stack
 from graphcore.framework import ops as ops_lib
 from graphcore.framework.indexed_slices import IndexedSlices, IndexedSlicesValue
 from graphcore.framework.sparse_tensor import SparseTensor, SparseTensorValue
@@ -166,11 +166,35 @@ def _feed_value(tensor: ops_lib.Tensor, value: Any) -> np.ndarray:
     return arr
 
 
+def _flatten_feed_items(feed_dict: Any) -> list:
+    """TF's ``nest.flatten_dict_items``: a key that is a nested structure (an RNN's tuple
+    of LSTMStateTuples) feeds each of its tensors the matching leaf of its value."""
+    out: list = []
+    seen: set = set()
+    for key, value in feed_dict.items():
+        if not nest.is_nested(key):
+            pairs = [(key, value)]
+        else:
+            keys, values = nest.flatten(key), nest.flatten(value)
+            if len(keys) != len(values):
+                raise ValueError(f"Could not flatten dictionary. Key had {len(keys)} "
+                                 f"elements, but value had {len(values)} elements. Key: "
+                                 f"{keys}, value: {values}.")
+            pairs = list(zip(keys, values))
+        for k, v in pairs:
+            if k in seen:
+                raise ValueError(f"Cannot flatten dict because this key is not unique: {k}")
+            seen.add(k)
+            out.append((k, v))
+    return out
+
+
 def _expand_sparse_feeds(feed_dict: Any) -> list:
     """(key, value) pairs with a SparseTensor key fed its three parts, from a
-    SparseTensorValue or an (indices, values, dense_shape) tuple, as TF's session."""
+    SparseTensorValue or an (indices, values, dense_shape) tuple, as TF's session; nested
+    keys flattened first (:func:`_flatten_feed_items`)."""
     out = []
-    for key, value in feed_dict.items():
+    for key, value in _flatten_feed_items(feed_dict):
         if isinstance(key, SparseTensor):
             if not isinstance(value, tuple) or len(value) != 3:
                 raise TypeError(f"The value of a SparseTensor feed must be a SparseTensorValue "

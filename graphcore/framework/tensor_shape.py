@@ -486,12 +486,14 @@ class TensorShape:
         return "TensorShape([%s])" % ", ".join(f"Dimension({d!r})" for d in self._dims)
 
     def __str__(self) -> str:
+        """TF1's spelling (``tensor_shape`` with V2 behaviour off): unknown dims as ``?``,
+        ``(?, 784)``, as TF1 scripts print ``x.shape``."""
         dims = self._dims
         if dims is None:
             return "<unknown>"
         if len(dims) == 1:
-            return f"({dims[0]},)"
-        return "(%s)" % ", ".join(str(d) for d in dims)
+            return "(%s,)" % ("?" if dims[0] is None else dims[0])
+        return "(%s)" % ", ".join("?" if d is None else str(d) for d in dims)
 
 
 def as_shape(shape: Any) -> TensorShape:

@@ -77,15 +77,19 @@ def get(identifier: Any) -> Any:
 
 def resolve(metric: Any, loss_fn: Any, output: Any) -> tuple:
     """``(name, function)`` for one ``compile`` metric on ``output`` (v1 names: ``acc``)."""
-    if metric in ("accuracy", "acc"):
+    if metric in ("accuracy", "acc", "crossentropy", "ce"):
         loss_name = getattr(loss_fn, "__name__", "") or getattr(loss_fn, "name", "")
         fn_name = getattr(getattr(loss_fn, "fn", None), "__name__", loss_name)
+        accuracy = metric in ("accuracy", "acc")
         if output.shape.as_list()[-1:] == [1] or "binary_crossentropy" in (loss_name, fn_name):
-            fn = binary_accuracy
+            fn = binary_accuracy if accuracy else losses.binary_crossentropy
         elif "sparse_categorical_crossentropy" in (loss_name, fn_name):
-            fn = sparse_categorical_accuracy
+            fn = sparse_categorical_accuracy if accuracy \
+                else losses.sparse_categorical_crossentropy
         else:
-            fn = categorical_accuracy
-        return "acc" if metric == "accuracy" else metric, fn
+            fn = categorical_accuracy if accuracy else losses.categorical_crossentropy
+        return ("acc" if accuracy else "ce"), fn
     fn = get(metric)
-    return (metric if isinstance(metric, str) else fn.__name__), fn
+    # TF1 Keras names a metric by its function (``"mae"`` -> ``mean_absolute_error``) or a
+    # Metric object's name (training_utils_v1.get_metric_name with TF2 behaviour off).
+    return (getattr(fn, "name", None) or fn.__name__), fn

@@ -108,7 +108,18 @@ def _binary(sym: str, opname: str, op_func: Any, static_func: Any):
     return fn
 
 
-assert_equal = _binary("==", "assert_equal", math_ops.equal, np.equal)
+def assert_equal(x: Any, y: Any, data: Any = None, summarize: Any = None, message: Any = None,
+                 name: str | None = None) -> ops_lib.Operation:
+    """Asserts ``x == y`` elementwise (an Assert op; raises at once when both are known and
+    it fails).  As TF's, the scope is opened twice -- once to short-circuit ``x is y`` to a
+    NoOp -- so the Assert's ops are named ``assert_equal_1/...`` (``name_1/...``)."""
+    with ops_lib.name_scope(name, "assert_equal", [x, y, data]):
+        if x is y:
+            return control_flow_ops.no_op()
+    return _binary_assert("==", "assert_equal", math_ops.equal, np.equal, x, y, data,
+                          summarize, message, name)
+
+
 assert_none_equal = _binary("!=", "assert_none_equal", math_ops.not_equal, np.not_equal)
 assert_less = _binary("<", "assert_less", math_ops.less, np.less)
 assert_less_equal = _binary("<=", "assert_less_equal", math_ops.less_equal, np.less_equal)

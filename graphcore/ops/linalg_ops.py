@@ -428,8 +428,9 @@ def _tensordot_reshape(a: _T, axes: list, flipped: bool = False) -> tuple[_T, An
     free_t = convert_to_tensor(free, dtype=dtypes_lib.int32, name="free")
     dyn = array_ops.shape(a)
     free_d = array_ops.gather(dyn, free_t)
+    axes_d = array_ops.gather(dyn, axes_t)
     prod_free_t = math_ops.reduce_prod(free_d)
-    prod_axes_t = math_ops.reduce_prod(array_ops.gather(dyn, axes_t))
+    prod_axes_t = math_ops.reduce_prod(axes_d)
     if flipped:
         perm_t = array_ops.concat([axes_t, free_t], 0)
         new_shape_t = array_ops.stack([prod_axes_t, prod_free_t])

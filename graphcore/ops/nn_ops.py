@@ -426,13 +426,20 @@ def sparse_softmax_cross_entropy_with_logits(_sentinel: Any = None, labels: Any 
             cost = apply_op("SparseSoftmaxCrossEntropyWithLogits", name=name,
                             features=precise_logits, labels=labels).outputs[0]
             return math_ops.cast(cost, dtypes_lib.float16) if half else cost
-        num_classes = array_ops.shape(logits)[array_ops.rank(logits) - 1]
-        precise_logits = array_ops.reshape(precise_logits, [-1, num_classes])
-        labels = array_ops.reshape(labels, [-1])
-        cost = apply_op("SparseSoftmaxCrossEntropyWithLogits", name=name,
-                        features=precise_logits, labels=labels).outputs[0]
-        cost = array_ops.reshape(cost, labels_shape)
-        cost.set_shape(labels_static_shape)
+        shape_checks = []
+        if not static_fully_defined:
+            from graphcore.ops import check_ops
+
+            shape_checks.append(check_ops.assert_equal(array_ops.shape(labels),
+                                                       array_ops.shape(logits)[:-1]))
+        with ops_lib.control_dependencies(shape_checks):
+            num_classes = array_ops.shape(logits)[array_ops.rank(logits) - 1]
+            precise_logits = array_ops.reshape(precise_logits, [-1, num_classes])
+            labels = array_ops.reshape(labels, [-1])
+            cost = apply_op("SparseSoftmaxCrossEntropyWithLogits", name=name,
+                            features=precise_logits, labels=labels).outputs[0]
+            cost = array_ops.reshape(cost, labels_shape)
+            cost.set_shape(labels_static_shape)
         return math_ops.cast(cost, dtypes_lib.float16) if half else cost
 
 

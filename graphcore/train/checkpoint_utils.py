@@ -89,7 +89,9 @@ def _set_checkpoint_initializer(variable: Any, ckpt_file: str, tensor_name: str,
     else:
         init_op = state_ops.assign(variable, restore_op,
                                    validate_shape=variable.get_shape().is_fully_defined())
-    variable._initializer_op = getattr(init_op, "op", init_op)
+    # A ref variable's initializer is the Assign's output Tensor here, as in TF
+    # (saveable.restore returns state_ops.assign(...)): its name ends in ":0".
+    variable._initializer_op = init_op
     restore_op.set_shape(variable.shape)
     variable._initial_value = restore_op
 

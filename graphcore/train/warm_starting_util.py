@@ -156,7 +156,7 @@ def _assign_initializer(var: Any, value: Any) -> None:
     from graphcore.ops import state_ops
 
     init_op = state_ops.assign(var, value)
-    var._initializer_op = getattr(init_op, "op", init_op)
+    var._initializer_op = init_op  # the Assign's Tensor, as TF's warm start sets it
 
 
 def _var_name(var: Any) -> str:

@@ -14,3 +14,15 @@ def tf_control_flow_v1():
         yield
     finally:
         control_flow_util.ENABLE_CONTROL_FLOW_V2 = saved
+
+
+@pytest.fixture
+def tf_v1_tensorshape():
+    """TF's TensorShape as TF1's (V2 behaviour off): Dimension objects, unknown dims
+    printed ``?`` -- ``(?, 2)`` -- as graphcore's shapes print."""
+    tf_ref = pytest.importorskip("tensorflow")
+    tf_ref.compat.v1.disable_v2_tensorshape()
+    try:
+        yield
+    finally:
+        tf_ref.compat.v1.enable_v2_tensorshape()

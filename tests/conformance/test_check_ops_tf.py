@@ -93,3 +93,26 @@ def test_failure_messages_name_the_condition():
             sess.run(check, {x: X})
         with pytest.raises(tf.errors.InvalidArgumentError, match="chk : Tensor had Inf values"):
             sess.run(numerics, {x: X})
+
+
+GRAPH_CASES = {
+    # TF opens assert_equal's scope twice: its ops are assert_equal_1/... (name_1/...)
+    "equal": lambda t, x, y: t.assert_equal(x, y),
+    "equal_named": lambda t, x, y: t.assert_equal(x, y, name="same"),
+    "equal_same_tensor": lambda t, x, y: t.assert_equal(x, x),
+    "less": lambda t, x, y: t.assert_less(x, y),
+    "equal_twice": lambda t, x, y: [t.assert_equal(x, y), t.assert_equal(y, x)],
+}
+
+
+@pytest.mark.parametrize("case", sorted(GRAPH_CASES))
+def test_assert_graphs_match_tf(case):
+    """The ops (names, types, order) an assertion adds, as TF's graph holds them."""
+    graphs = {}
+    for lib in (tf, tf1):
+        with lib.Graph().as_default() as g:
+            x, y = lib.placeholder(lib.int32, [None]), lib.placeholder(lib.int32, [None])
+            out = GRAPH_CASES[case](lib, x, y)
+            graphs[lib] = ([(n.name, n.op) for n in g.as_graph_def().node],
+                           [o.name for o in (out if isinstance(out, list) else [out])])
+    assert graphs[tf] == graphs[tf1]

@@ -385,9 +385,9 @@ def test_shape_unary(tf_v1_shapes, a):
     for i, check in enumerate(checks):
         go, to = _both(lambda c=check: c(ga), lambda c=check: c(ta))
         assert go == to, i
-    # str() follows TF2's spelling ("(2, None)"), so compare with V2 shapes.
-    tf.compat.v1.enable_v2_tensorshape()
+    # str() follows TF1's spelling ("(2, ?)"): V1 shapes (this test's fixture).
     assert str(ga) == str(ts.TensorShape(a))
+    tf.compat.v1.enable_v2_tensorshape()
     # Construction from a (TF-serialized) TensorShapeProto.
     proto = ts.TensorShape(a).as_proto()
     back = gs.TensorShape(tensor_shape_pb2.TensorShapeProto.FromString(proto.SerializeToString()))
@@ -436,9 +436,8 @@ def test_dimension_construction(value):
     "a,b",
     [([2], [3]), ([2, None], [3]), ([1], [1, 2]), (None, [1]), ([None, 3], [2, 3])],
 )
-def test_shape_error_messages(a, b):
-    """Messages match TF2's spelling of shapes (TF1 would print `?` for unknown dims)."""
-    tf.compat.v1.enable_v2_tensorshape()
+def test_shape_error_messages(tf_v1_shapes, a, b):
+    """Messages match TF1's spelling of shapes (`?` for unknown dims)."""
     for name in ("merge_with", "assert_is_compatible_with", "assert_same_rank"):
         go = _outcome(lambda n=name: getattr(gs.TensorShape(a), n)(gs.TensorShape(b)))
         to = _outcome(lambda n=name: getattr(ts.TensorShape(a), n)(ts.TensorShape(b)))

@@ -424,3 +424,26 @@ def test_losses_match_tf():
     assert counts == [5, 5]
     for g, w_ in zip(got, want):
         np.testing.assert_allclose(g, w_, rtol=1e-5)
+
+
+RANK3_GRAPH_CASES = {
+    # unknown batch: TF asserts labels' shape == logits' shape[:-1] before reshaping
+    "sparse_xent_unknown_batch": lambda t: t.nn.sparse_softmax_cross_entropy_with_logits(
+        labels=t.placeholder(t.int32, [None, 5]), logits=t.placeholder(t.float32, [None, 5, 4])),
+    "sparse_xent_static": lambda t: t.nn.sparse_softmax_cross_entropy_with_logits(
+        labels=t.zeros([2, 5], t.int32), logits=t.zeros([2, 5, 4])),
+    "tensordot_dense": lambda t: t.tensordot(t.placeholder(t.float32, [None, 5, 4]),
+                                             t.zeros([4, 3]), [[2], [0]]),
+}
+
+
+@pytest.mark.parametrize("case", sorted(RANK3_GRAPH_CASES))
+def test_rank3_graphs_match_tf(case):
+    """Rank-3 losses and dense layers add TF's ops, in TF's order (op counts decide later
+    random ops' seeds)."""
+    graphs = {}
+    for lib in (tf, tf1):
+        with lib.Graph().as_default() as g:
+            RANK3_GRAPH_CASES[case](lib)
+            graphs[lib] = [(n.name, n.op) for n in g.as_graph_def().node]
+    assert graphs[tf] == graphs[tf1]

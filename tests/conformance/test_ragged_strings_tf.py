@@ -15,6 +15,8 @@ import graphcore as tf  # noqa: E402
 
 tf_ref = pytest.importorskip("tensorflow")
 tf1 = tf_ref.compat.v1
+# Shapes print as TF1 prints them, (?, 2), on both sides.
+pytestmark = pytest.mark.usefixtures("tf_v1_tensorshape")
 
 B = [b"ab\x01c\xc2\x85d", b"\xff\xfeok", b"\xe2\x82x", b"caf\xc3\xa9", b"", b"\xed\xa0\x80z"]
 UTF16 = [b"\x00a\xd8\x00\x00b"]

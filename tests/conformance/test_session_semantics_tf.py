@@ -1,6 +1,7 @@
 """Reference tier: session-level behaviours users hit, against TensorFlow's compat.v1 —
 what a run returns or raises for the same graph and feeds. Skipped without TensorFlow."""
 
+import collections
 import os
 
 import numpy as np
@@ -54,7 +55,38 @@ def _feed_not_convertible_to_int(lib):
     return x + 1, {x: [1.5, "a"]}
 
 
+_StateTuple = collections.namedtuple("LSTMStateTuple", ("c", "h"))
+
+
+def _nested_feed_key(lib):
+    """An RNN state fed back whole: a tuple of LSTMStateTuples as one feed_dict key."""
+    state = tuple(_StateTuple(lib.placeholder(lib.float32, [2]),
+                              lib.placeholder(lib.float32, [2])) for _ in range(2))
+    value = tuple(_StateTuple(np.full(2, i, np.float32), np.full(2, i + 10, np.float32))
+                  for i in range(2))
+    return lib.add_n([t for s in state for t in s]), {state: value}
+
+
+def _nested_feed_key_mismatch(lib):
+    a, b = lib.placeholder(lib.float32), lib.placeholder(lib.float32)
+    return a + b, {(a, b): (1.0, 2.0, 3.0)}
+
+
+def _nested_feed_key_flat_value(lib):
+    a, b = lib.placeholder(lib.float32), lib.placeholder(lib.float32)
+    return a + b, {(a, b): 1.0}
+
+
+def _nested_feed_key_repeated(lib):
+    a, b = lib.placeholder(lib.float32), lib.placeholder(lib.float32)
+    return a + b, {(a, b): (1.0, 2.0), a: 3.0}
+
+
 CASES = {
+    "nested_feed_key": _nested_feed_key,
+    "nested_feed_key_mismatch": _nested_feed_key_mismatch,
+    "nested_feed_key_flat_value": _nested_feed_key_flat_value,
+    "nested_feed_key_repeated": _nested_feed_key_repeated,
     "sum_grad_unknown_rank_scalar": _sum_grad_of_unknown_rank,
     "identity_after_assign": _identity_after_assign,
     "identity_after_assign_add": _identity_after_assign_add,

@@ -15,6 +15,8 @@ import graphcore as tf  # noqa: E402
 
 tf_ref = pytest.importorskip("tensorflow")
 tf1 = tf_ref.compat.v1
+# Shapes print as TF1 prints them, (?, 2), on both sides.
+pytestmark = pytest.mark.usefixtures("tf_v1_tensorshape")
 
 
 def _st(lib):

@@ -347,7 +347,7 @@ def test_tensor_operators_and_repr():
     with pytest.raises(TypeError):
         bool(a)
     p = tf.placeholder(tf.float32, [None, 2], name="p")
-    assert str(p) == 'Tensor("p:0", shape=(None, 2), dtype=float32)'
+    assert str(p) == 'Tensor("p:0", shape=(?, 2), dtype=float32)'
     p.set_shape([4, 2])
     assert p.shape.as_list() == [4, 2]
     with pytest.raises(ValueError):

@@ -127,9 +127,9 @@ def test_as_proto():
 
 
 def test_str_and_repr():
-    assert str(TensorShape([2, None])) == "(2, None)"
+    assert str(TensorShape([2, None])) == "(2, ?)"  # TF1's spelling
     assert str(TensorShape([3])) == "(3,)"
-    assert str(TensorShape([None])) == "(None,)"
+    assert str(TensorShape([None])) == "(?,)"
     assert str(TensorShape([])) == "()"
     assert str(TensorShape(None)) == "<unknown>"
     assert repr(TensorShape([2, None])) == "TensorShape([Dimension(2), Dimension(None)])"
@@ -176,7 +176,7 @@ def test_num_elements_and_fully_defined():
     assert TensorShape(None).num_elements() is None
     assert TensorShape([2, 3]).is_fully_defined()
     assert not TensorShape([None]).is_fully_defined()
-    with pytest.raises(ValueError, match=r"Shape \(2, None\) is not fully defined"):
+    with pytest.raises(ValueError, match=r"Shape \(2, \?\) is not fully defined"):
         TensorShape([2, None]).assert_is_fully_defined()
 
 

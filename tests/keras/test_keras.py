@@ -366,3 +366,20 @@ def test_callbacks_reduce_lr_csv_tensorboard_and_checkpoint(tmp_path):
     stop = model.fit(x, y * 1e30, batch_size=8, epochs=2, verbose=0,
                      callbacks=[keras.callbacks.TerminateOnNaN()])
     assert len(stop.history["loss"]) == 1
+
+
+@pytest.mark.parametrize("loss,metrics,names", [
+    ("mse", ["mae", "mse", "acc"],
+     ["loss", "mean_absolute_error", "mean_squared_error", "acc"]),
+    ("binary_crossentropy", ["crossentropy", "accuracy", keras.metrics.binary_accuracy],
+     ["loss", "ce", "acc", "binary_accuracy"]),
+])
+def test_metric_names_are_tf1s(loss, metrics, names):
+    """TF1 Keras names a string metric by its function (training_utils_v1.get_metric_name):
+    "mae" -> mean_absolute_error; accuracy -> acc; crossentropy -> ce (by the loss)."""
+    x = np.ones((4, 3), np.float32)
+    model = keras.Sequential([keras.layers.Dense(1, activation="sigmoid", input_shape=(3,))])
+    model.compile("sgd", loss, metrics=metrics)
+    history = model.fit(x, np.ones((4, 1), np.float32), epochs=1, verbose=0)
+    assert model.metrics_names == names
+    assert sorted(history.history) == sorted(names)

@@ -48,8 +48,10 @@ def test_init_from_checkpoint_and_warm_start_replace_initializers(tmp_path):
         tf.train.init_from_checkpoint(str(tmp_path), {"v": "a"})
         tf.train.init_from_checkpoint(path, {"v": r})
         tf.train.warm_start(path, [c], var_name_to_prev_var_name={"c": "v"})
-        assert a.initializer.inputs[1].op.type == "RestoreV2"
-        assert a.initializer.inputs[1].op.name == "checkpoint_initializer"
+        assert a.initializer.op.inputs[1].op.type == "RestoreV2"
+        assert a.initializer.op.inputs[1].op.name == "checkpoint_initializer"
+        # As TF's, a ref variable's checkpoint initializer is the Assign's Tensor.
+        assert a.initializer.name == a.initializer.op.name + ":0"
         with tf.Session() as sess:
             sess.run(tf.global_variables_initializer())
             for var in (a, r, c):
