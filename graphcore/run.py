@@ -62,6 +62,10 @@ INTERNAL_ALIASES = {
     "tensorflow.python.training.saver": "graphcore.train.saver",
     "tensorflow.python.training.training_util": "graphcore.train.training_util",
     "tensorflow.python.tools.freeze_graph": "graphcore.tools.freeze_graph",
+    "tensorflow.python.tools.optimize_for_inference":
+        "graphcore.tools.optimize_for_inference",
+    "tensorflow.python.tools.optimize_for_inference_lib":
+        "graphcore.tools.optimize_for_inference_lib",
     "tensorflow.python.tools.strip_unused_lib": "graphcore.tools.strip_unused_lib",
 }
 

@@ -1,5 +1,6 @@
 """CPU (numpy) kernels of :mod:`graphcore.ops.nn_norm_ops`: FusedBatchNormV3 (training and
-inference, exponential averaging) with its grad op, and LRN / LRNGrad (TF's
+inference, exponential averaging) with its grad op, FusedBatchNorm (V3 less an output),
+BatchNormWithGlobalNormalization, and LRN / LRNGrad (TF's
 ``fused_batch_norm_op.cc`` and ``lrn_op.cc``); half inputs are computed in float32.
 Channels-last float32 batch norm runs on oneDNN's batch normalization primitive where it
 is loaded (:mod:`graphcore.kernels.dnnl_primitives`), as TF's CPU kernels on x86."""
@@ -203,6 +204,38 @@ def _fused_batch_norm(ctx: KernelContext):
         return (y.reshape(x.shape).astype(out, copy=False), running_mean.astype(u),
                 running_var.astype(u), saved_mean.astype(u), saved_var.astype(u),
                 np.zeros((), u))
+
+    return compute
+
+
+@register_kernel("FusedBatchNorm")
+def _fused_batch_norm_v1(ctx: KernelContext):
+    compute_v3 = _fused_batch_norm(ctx)
+
+    def compute(x, scale, offset, mean, variance):
+        return compute_v3(x, scale, offset, mean, variance)[:5]
+
+    return compute
+
+
+@register_kernel("BatchNormWithGlobalNormalization")
+def _batch_norm_with_global_normalization(ctx: KernelContext):
+    eps = ctx.attr("variance_epsilon")
+    scale_after = ctx.attr("scale_after_normalization")
+
+    def compute(t, m, v, beta, gamma):
+        t = np.asarray(t)
+        if t.ndim != 4:
+            raise _invalid(f"input must be 4-dimensional{_text(t.shape)}")
+        for name, vec in (("mean", m), ("variance", v), ("beta", beta), ("gamma", gamma)):
+            if np.ndim(vec) != 1:
+                raise _invalid(f"{name} must be 1-dimensional{_text(np.shape(vec))}")
+        # TF's functor: t * factor + (beta - m * factor), factor = rsqrt(v + eps) [* gamma]
+        factor = 1 / np.sqrt(np.asarray(v) + np.asarray(eps, t.dtype))
+        if scale_after:
+            factor = factor * gamma
+        factor = factor.astype(t.dtype, copy=False)
+        return ((t * factor + (np.asarray(beta) - np.asarray(m) * factor)).astype(t.dtype),)
 
     return compute
 

@@ -1,4 +1,5 @@
-"""Fused batch normalization (FusedBatchNormV3 and its grad op) and local response
+"""Fused batch normalization (FusedBatchNormV3 and its grad op, FusedBatchNorm,
+BatchNormWithGlobalNormalization) and local response
 normalization (LRN, LRNGrad) of tf.nn, with TF's shape functions; fused_batch_norm and
 lrn / local_response_normalization. Gradients in :mod:`graphcore.ops.nn_norm_grad`,
 kernels in :mod:`graphcore.kernels.nn_norm_kernels`."""
@@ -90,6 +91,34 @@ op_registry.register_op("FusedBatchNormV3").input("x: T").input("scale: U") \
     .attr("epsilon: float = 0.0001").attr("exponential_avg_factor: float = 1") \
     .attr("data_format: {'NHWC', 'NCHW', 'NDHWC', 'NCDHW'} = 'NHWC'") \
     .attr("is_training: bool = true").shape_fn(_fused_batch_norm_shape)
+# FusedBatchNorm (V1, all in T): what optimize_for_inference fuses decomposed batch norms
+# into; same computation as V3, without reserve_space_3.
+op_registry.register_op("FusedBatchNorm").input("x: T").input("scale: T") \
+    .input("offset: T").input("mean: T").input("variance: T").output("y: T") \
+    .output("batch_mean: T").output("batch_variance: T").output("reserve_space_1: T") \
+    .output("reserve_space_2: T").attr("T: {float}").attr("epsilon: float = 0.0001") \
+    .attr("exponential_avg_factor: float = 1") \
+    .attr("data_format: {'NHWC', 'NCHW'} = 'NHWC'").attr("is_training: bool = true") \
+    .shape_fn(lambda op: _fused_batch_norm_shape(op)[:5])
+
+
+def _global_norm_shape(op: ops_lib.Operation) -> list:
+    """BatchNormWithGlobalNormalization: t is 4-D, the four vectors its last dimension."""
+    t = op.inputs[0].shape
+    if t.ndims is not None and t.ndims != 4:
+        raise ValueError(f"Shape must be rank 4 but is rank {t.ndims}")
+    dims = [None] * 4 if t.ndims is None else t.as_list()
+    for v in op.inputs[1:]:
+        dims[3] = _merge(dims[3], _vector(v.shape))
+    return [shape_lib.TensorShape(dims)]
+
+
+# TF's batch norm op of GraphDef versions before 9 (graphs of that age still hold it);
+# tf.nn.batch_norm_with_global_normalization builds tf.nn.batch_normalization's ops.
+op_registry.register_op("BatchNormWithGlobalNormalization").input("t: T").input("m: T") \
+    .input("v: T").input("beta: T").input("gamma: T").output("result: T") \
+    .attr("T: numbertype").attr("variance_epsilon: float") \
+    .attr("scale_after_normalization: bool").shape_fn(_global_norm_shape)
 op_registry.register_op("FusedBatchNormGradV3").input("y_backprop: T").input("x: T") \
     .input("scale: float").input("reserve_space_1: U").input("reserve_space_2: U") \
     .input("reserve_space_3: U").output("x_backprop: T").output("scale_backprop: U") \

@@ -11,11 +11,13 @@ import pytest
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 
 import graphcore as gc  # noqa: E402
+from graphcore.tools import optimize_for_inference_lib as ours_opt  # noqa: E402
 from graphcore.tools import strip_unused_lib as ours_strip  # noqa: E402
 
 tf_ref = pytest.importorskip("tensorflow")
 tf1 = tf_ref.compat.v1
 theirs_strip = pytest.importorskip("tensorflow.python.tools.strip_unused_lib")
+theirs_opt = pytest.importorskip("tensorflow.python.tools.optimize_for_inference_lib")
 
 FLOAT = 1  # DT_FLOAT
 IMAGE = np.random.RandomState(7).rand(2, 8, 8, 3).astype(np.float32)
@@ -68,7 +70,104 @@ def _frozen(model, source):
     return _CACHE[key]
 
 
-_MODELS = {"convnet": _convnet}
+def _freeze(lib, g, outputs):
+    with lib.Session() as sess:
+        sess.run(lib.global_variables_initializer())
+        return lib.graph_util.convert_variables_to_constants(sess, g.as_graph_def(), outputs)
+
+
+def _decomposed(lib):
+    """tf.nn.batch_normalization after a conv (with gamma), a depthwise conv + bias (without
+    gamma) and a conv + relu (fused but not folded), their AddV2s renamed Add as in the
+    graphs of TF releases whose batch norms optimize_for_inference fuses."""
+    rng = np.random.RandomState(1)
+    with lib.Graph().as_default() as g:
+        x = lib.placeholder(lib.float32, [None, 8, 8, 3], name="input")
+
+        def bn(t, channels, gamma=True, name=None):
+            vec = [lib.constant(rng.rand(channels).astype(np.float32) + 0.5)
+                   for _ in range(4)]
+            return lib.nn.batch_normalization(t, vec[0], vec[1], vec[2],
+                                              vec[3] if gamma else None, 1e-3, name=name)
+
+        w = lib.constant(rng.randn(3, 3, 3, 4).astype(np.float32))
+        a = bn(lib.nn.conv2d(x, w, [1, 1, 1, 1], "SAME"), 4, name="bn_a")
+        dw = lib.constant(rng.randn(3, 3, 3, 2).astype(np.float32))
+        b = lib.nn.depthwise_conv2d(x, dw, [1, 1, 1, 1], "SAME")
+        b = bn(lib.nn.bias_add(b, lib.constant(rng.randn(6).astype(np.float32))), 6, False,
+               name="bn_b")
+        w2 = lib.constant(rng.randn(3, 3, 3, 4).astype(np.float32))
+        c = bn(lib.nn.relu(lib.nn.conv2d(x, w2, [1, 1, 1, 1], "VALID")), 4, name="bn_c")
+        lib.concat([a, b], 3, name="ab")
+        lib.identity(c, name="c")
+        frozen = _freeze(lib, g, ["ab", "c"])
+    for node in frozen.node:
+        if node.op == "AddV2":
+            node.op = "Add"
+    return frozen.SerializeToString(deterministic=True)
+
+
+def _global_norm(lib):
+    """Fused batch norms after a conv, a conv + bias and a depthwise conv, rewritten into
+    the BatchNormWithGlobalNormalization of GraphDef versions before 9 (the first two
+    scaled after normalization, the third not)."""
+    rng = np.random.RandomState(2)
+    with lib.Graph().as_default() as g:
+        x = lib.placeholder(lib.float32, [None, 8, 8, 3], name="input")
+
+        def bn(t, channels, name):
+            vec = [lib.constant(rng.rand(channels).astype(np.float32) + 0.5)
+                   for _ in range(4)]
+            return lib.nn.fused_batch_norm(t, vec[0], vec[1], vec[2], vec[3], epsilon=1e-3,
+                                           is_training=False, name=name)[0]
+
+        w = lib.constant(rng.randn(3, 3, 3, 4).astype(np.float32))
+        a = bn(lib.nn.conv2d(x, w, [1, 1, 1, 1], "SAME"), 4, "bn_a")
+        b = lib.nn.bias_add(lib.nn.conv2d(x, w, [1, 1, 1, 1], "SAME"),
+                            lib.constant(rng.randn(4).astype(np.float32)))
+        b = bn(b, 4, "bn_b")
+        dw = lib.constant(rng.randn(3, 3, 3, 2).astype(np.float32))
+        c = bn(lib.nn.depthwise_conv2d(x, dw, [1, 1, 1, 1], "SAME"), 6, "bn_c")
+        lib.concat([a, b, c], 3, name="out")
+        frozen = _freeze(lib, g, ["out"])
+    for node in frozen.node:
+        if node.op == "FusedBatchNormV3":
+            t, gamma, beta, mean, var = node.input
+            eps = node.attr["epsilon"].f
+            dtype = node.attr["T"].type
+            node.op = "BatchNormWithGlobalNormalization"
+            node.ClearField("attr")
+            node.attr["T"].type = dtype
+            node.attr["variance_epsilon"].f = eps
+            node.attr["scale_after_normalization"].b = node.name != "bn_c"
+            node.input[:] = [t, mean, var, beta, gamma]
+    return frozen.SerializeToString(deterministic=True)
+
+
+def _pads(lib):
+    """A symmetric pad + conv (FusedPadConv2D), a resize + conv also used elsewhere
+    (FusedResizeAndPadConv2D, dummy paddings, the resize kept), learning-phase and
+    training-flag placeholders and a StopGradient."""
+    rng = np.random.RandomState(3)
+    with lib.Graph().as_default() as g:
+        x = lib.placeholder(lib.float32, [None, 8, 8, 3], name="input")
+        phase = lib.placeholder_with_default(False, [], name="keras_learning_phase")
+        flag = lib.placeholder_with_default(True, [], name="is_training")
+        w = lib.constant(rng.randn(3, 3, 3, 2).astype(np.float32))
+        p = lib.pad(x, [[0, 0], [2, 1], [1, 2], [0, 0]], mode="SYMMETRIC")
+        a = lib.nn.conv2d(p, w, [1, 2, 2, 1], "VALID", name="padded_conv")
+        r = lib.image.resize_bilinear(x, [12, 12], align_corners=True)
+        b = lib.nn.conv2d(lib.stop_gradient(r), w, [1, 1, 1, 1], "SAME", name="resized_conv")
+        scale = lib.cast(phase, lib.float32) + 2.0 * lib.cast(flag, lib.float32) + 1.0
+        lib.identity(lib.reduce_mean(a, [1, 2]) * scale, name="pa")
+        lib.identity(lib.reduce_mean(b, [1, 2]) + lib.reduce_mean(r, [1, 2, 3])[:, None],
+                     name="rb")
+        frozen = _freeze(lib, g, ["pa", "rb"])
+    return frozen.SerializeToString(deterministic=True)
+
+
+_MODELS = {"convnet": _convnet, "decomposed": _decomposed, "global_norm": _global_norm,
+           "pads": _pads}
 
 
 def _run(graph_bytes, feeds, fetch):
@@ -138,3 +237,84 @@ def test_strip_unused_errors_as_tf(tmp_path, capsys):
                                                FLOAT) == -1
             printed.append(capsys.readouterr().out)
         assert printed[0] == printed[1]
+
+
+# -- optimize_for_inference --------------------------------------------------------------
+
+_OPT_CASES = {
+    # model, output names, keyword arguments
+    "convnet": ("convnet", ["probs"], {}),
+    "convnet_toco": ("convnet", ["probs"], {"toco_compatible": True}),
+    "decomposed": ("decomposed", ["ab", "c"], {}),
+    "global_norm": ("global_norm", ["out"], {}),
+    "pads": ("pads", ["pa", "rb"], {"placeholder_to_const_names": ["is_training=False"]}),
+}
+
+
+def _run_tf(graph_bytes, feeds, fetches):
+    with tf1.Graph().as_default():
+        tf1.import_graph_def(tf1.GraphDef.FromString(graph_bytes), name="")
+        with tf1.Session() as sess:
+            return sess.run(fetches, feeds)
+
+
+@pytest.mark.parametrize("source", sorted(_SOURCES))
+@pytest.mark.parametrize("case", sorted(_OPT_CASES))
+def test_optimize_for_inference_gives_tfs_bytes_and_values(source, case):
+    model, outputs, kwargs = _OPT_CASES[case]
+    data = _frozen(model, source)
+    ours = ours_opt.optimize_for_inference(gc.GraphDef.FromString(data), ["input"], outputs,
+                                           FLOAT, **kwargs).SerializeToString()
+    theirs = theirs_opt.optimize_for_inference(tf1.GraphDef.FromString(data), ["input"],
+                                               outputs, FLOAT, **kwargs).SerializeToString()
+    assert gc.GraphDef.FromString(ours).SerializeToString(deterministic=True) == \
+        tf1.GraphDef.FromString(theirs).SerializeToString(deterministic=True)
+    if source == "tf":
+        return  # the same bytes as graphcore's source: values checked there
+    fetches = [o + ":0" for o in outputs]
+    feeds = {"input:0": IMAGE}
+    want = _run(data, feeds, fetches)
+    if case == "pads":  # is_training became False: scale 3 -> 1
+        want[0] = want[0] / 3.0
+    got = _run(ours, feeds, fetches)
+    # TF's optimized graph run by TF, on one image: TF 2.21's FusedResizeAndPadConv2D
+    # CPU kernel gives every image of a larger batch the first one's result.
+    got_tf = _run_tf(theirs, {"input:0": IMAGE[:1]}, fetches)
+    for w, g, t in zip(want, got, got_tf):
+        np.testing.assert_allclose(g, w, rtol=1e-4, atol=1e-4)
+        np.testing.assert_allclose(g[:1], t, rtol=1e-4, atol=1e-4)
+    ops = {n.op for n in gc.GraphDef.FromString(ours).node}
+    assert ops.isdisjoint({"BatchNormWithGlobalNormalization", "FusedBatchNormV3",
+                           "StopGradient", "PlaceholderWithDefault"})
+    assert ("FusedResizeAndPadConv2D" in ops) == (model in ("convnet", "pads") and
+                                                  "toco_compatible" not in kwargs)
+
+
+@pytest.mark.parametrize("frozen_graph", ["True", "False"])
+def test_optimize_for_inference_command_writes_tfs_graph(tmp_path, monkeypatch, frozen_graph):
+    from google.protobuf import text_format
+
+    from graphcore.tools import optimize_for_inference as ours_cli
+    theirs_cli = pytest.importorskip("tensorflow.python.tools.optimize_for_inference")
+    data = _frozen("pads", "graphcore")
+    src = tmp_path / "in.pb"
+    if frozen_graph == "True":
+        src.write_bytes(data)
+    else:
+        src.write_text(text_format.MessageToString(gc.GraphDef.FromString(data)))
+    outs = []
+    for lib, name in ((ours_cli, "ours.pb"), (theirs_cli, "theirs.pb")):
+        monkeypatch.setattr("sys.argv", [
+            "optimize_for_inference", f"--input={src}", f"--output={tmp_path / name}",
+            "--input_names=input", "--output_names=pa,rb", f"--frozen_graph={frozen_graph}",
+            "--placeholder_to_const_names=is_training=False"])
+        flags, _ = lib.parse_args()
+        monkeypatch.setattr(lib, "FLAGS", flags, raising=False)
+        assert lib.main([]) == 0
+        graph_def = gc.GraphDef()
+        if frozen_graph == "True":
+            graph_def.ParseFromString((tmp_path / name).read_bytes())
+        else:
+            text_format.Merge((tmp_path / name).read_text(), graph_def)
+        outs.append(graph_def.SerializeToString(deterministic=True))
+    assert outs[0] == outs[1]
