@@ -22,6 +22,7 @@ from graphcore.framework.tensor_conversion import convert_to_tensor
 from graphcore.ops import array_ops, control_flow_ops, init_ops, math_ops
 from graphcore.ops import variable_scope as vs
 from graphcore.ops import variables as variables_lib
+from graphcore.train import trackable
 
 __all__ = ["InputSpec", "Layer"]
 
@@ -232,6 +233,8 @@ class Layer:
                     self._trainable_weights.extend(parts)
                 else:
                     self._non_trainable_weights.extend(parts)
+                if trackable.is_trackable(variable):
+                    self.__dict__.setdefault("_weights_by_name", {})[name] = variable
                 if regularizer is not None and id(parts[0]) not in existing:
                     for part in parts:
                         with ops_lib.name_scope(name + "/Regularizer"):
@@ -239,6 +242,11 @@ class Layer:
                         if loss is not None:
                             self.add_loss(loss)
         return variable
+
+    def _trackable_children(self) -> dict[str, Any]:
+        """Checkpoint dependencies (tf.train.Checkpoint): the weights by the names given
+        to ``add_weight``, in creation order, as TF's tf.layers."""
+        return dict(self.__dict__.get("_weights_by_name", {}))
 
     def add_variable(self, *args: Any, **kwargs: Any) -> Any:
         """Deprecated alias of ``add_weight``."""

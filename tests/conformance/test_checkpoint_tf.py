@@ -90,7 +90,19 @@ def _wrapped_optimizer(kind):
     return build
 
 
+def _tf_layers(lib, scale):
+    layers = (pytest.importorskip("tf_keras.api._v1.keras.__internal__.legacy.layers")
+              if _is_tf(lib) else lib.layers)
+    x = lib.placeholder(lib.float32, [None, 3])
+    dense = layers.Dense(4, name="fc", kernel_initializer=lib.constant_initializer(scale))
+    norm = layers.BatchNormalization()
+    norm(dense(x))
+    ckpt = lib.train.Checkpoint(dense=dense, bn=norm)
+    return ckpt, None, dense.weights + norm.weights
+
+
 MODELS = {
+    "tf_layers": _tf_layers,
     "loss_scale_optimizer": _wrapped_optimizer("loss_scale"),
     "sync_replicas_optimizer": _wrapped_optimizer("sync_replicas"),
     "plain_variables": _plain,
