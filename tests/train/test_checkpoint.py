@@ -285,3 +285,31 @@ def test_dropped_partial_restore_warns_unless_expected(tmp_path, caplog):
                                           "tf.train.Checkpoint is being deleted")
             assert messages[1:] == [
                 "Value in checkpoint could not be found in the restored object: (root).b"]
+
+
+def test_keras_model_built_after_restore(tmp_path):
+    def build():
+        model = tf.keras.Sequential([tf.keras.layers.Dense(3), tf.keras.layers.Dense(1)])
+        return model, tf.train.Checkpoint(model=model)
+
+    with tf.Graph().as_default():
+        model, ckpt = build()
+        model(tf.ones([2, 4]))
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            want = sess.run(model.weights)
+            path = ckpt.save(str(tmp_path / "ckpt"), session=sess)
+    assert "model/layer_with_weights-1/kernel/.ATTRIBUTES/VARIABLE_VALUE" in \
+        tf.train.load_checkpoint(path).get_variable_to_shape_map()
+    with tf.Graph().as_default():
+        model, ckpt = build()
+        status = ckpt.restore(path)  # before the layers have weights
+        status.assert_existing_objects_matched()
+        with pytest.raises(AssertionError, match="Unresolved object"):
+            status.assert_consumed()
+        model(tf.ones([2, 4]))
+        with tf.Session() as sess:
+            status.assert_consumed().initialize_or_restore(sess)
+            got = sess.run(model.weights)
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(g, w)
