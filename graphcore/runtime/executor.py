@@ -164,6 +164,7 @@ class PartitionExecutor:
         # edges), so every output gets its slot up front.
         self._has_frames = any(nd.op in _FRAME_OPS for nd in graph_def.node)
         self._frames_program: Any = None
+        self._single_input: list[bool] = []
         if self._has_frames:
             for nd in graph_def.node:
                 info = node_infos.get(nd.name) or NodeInfo(nd, _registration(nd.op), 0)
@@ -645,14 +646,28 @@ class PartitionExecutor:
         frame's Exits that never got a live value leave it dead when the frame is done."""
         if self._frames_program is None:
             self._frames_program = self._build_frames_program()
+            kinds_, _, _, n_inputs_ = self._frames_program[:4]
+            self._single_input = [n == 1 and kind != _K_MERGE
+                                  for n, kind in zip(n_inputs_, kinds_)]
         (kinds, data_consumers, ctrl_consumers, n_inputs, n_forward, has_back_edge,
          frame_names, is_constant, enter_counts, sources) = self._frames_program
         instrs = self._instrs
         root = _Frame(None, 0, "", 0)
         queue: collections.deque = collections.deque()
         thread_id = threading.get_ident() & 0x7FFFFFFF
+        single = self._single_input  # (nodes of one input, not Merges: ready on arrival)
+        enqueue = queue.append
 
         def deliver(frame: _Frame, it: int, k: int, pos: int, value: Any) -> None:
+            if single[k]:
+                frame.outstanding += 1
+                if value is DEAD:
+                    enqueue((frame, it, k, [None] * len(instrs[k].ins), True))
+                elif pos == 0:
+                    enqueue((frame, it, k, [value], False))
+                else:  # (a control input)
+                    enqueue((frame, it, k, [None] * len(instrs[k].ins), False))
+                return
             key = (k, it)
             states = frame.states
             st = states.get(key)
@@ -762,10 +777,12 @@ class PartitionExecutor:
                             None, None, "A _Send/_Recv inside a while loop (a loop whose "
                                         "body spans devices) is not supported")
                     dead = False
-                    start = time.time()
-                    t0 = time.perf_counter()
-                    outs = _call(instr, step, args)
-                    if stats is not None:
+                    if stats is None:
+                        outs = _call(instr, step, args)
+                    else:
+                        start = time.time()
+                        t0 = time.perf_counter()
+                        outs = _call(instr, step, args)
                         elapsed = int((time.perf_counter() - t0) * 1e6)
                         _record(stats, instr, start, elapsed, outs if instr.nout else (),
                                 thread_id)
