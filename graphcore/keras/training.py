@@ -369,6 +369,8 @@ class Model(Network):
         metric_names = list(self.metrics_names)
         if val is not None:
             metric_names += ["val_" + n for n in self.metrics_names]
+        # The train function first (TF's makes it before the callbacks start).
+        train_op, fetches = self._train_fetches
         self.history = callbacks_lib.History()
         params = {"batch_size": batch_size, "epochs": epochs, "steps": None,
                   "samples": num_samples, "verbose": verbose, "do_validation": val is not None,
@@ -379,7 +381,6 @@ class Model(Network):
             print(f"Train on {num_samples} samples" +
                   (f", validate on {len(val[0][0])} samples" if val is not None else ""))
         cbs.on_train_begin()
-        train_op, fetches = self._train_fetches
         for epoch in range(initial_epoch, epochs):
             cbs.on_epoch_begin(epoch, {})
             start = time.time()

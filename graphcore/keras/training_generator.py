@@ -142,6 +142,7 @@ def fit_generator(model: Any, generator: Any, steps_per_epoch: int | None = None
                   validation_freq: int = 1, class_weight: Any = None, shuffle: bool = True,
                   initial_epoch: int = 0) -> callbacks_lib.History:
     model._check_compiled()
+    train_fetches = model._train_fetches  # made before the callbacks start, as TF's
     batches = _Batches(generator, steps_per_epoch, shuffle)
     val_batches = None
     if validation_data is not None:
@@ -160,7 +161,7 @@ def fit_generator(model: Any, generator: Any, steps_per_epoch: int | None = None
     for epoch in range(initial_epoch, epochs):
         cbs.on_epoch_begin(epoch, {})
         start = time.time()
-        results = _run_steps(model, batches, model._train_fetches, True, class_weight, cbs)
+        results = _run_steps(model, batches, train_fetches, True, class_weight, cbs)
         logs = dict(zip(model.metrics_names, results))
         if val_batches is not None and (epoch + 1) % validation_freq == 0:
             val = _run_steps(model, val_batches, model._test_fetches, False)
