@@ -240,6 +240,43 @@ def _batch_norm_with_global_normalization(ctx: KernelContext):
     return compute
 
 
+@register_kernel("FusedBatchNormGrad")
+def _fused_batch_norm_grad_v1(ctx: KernelContext):
+    compute_v3 = _fused_batch_norm_grad(ctx)
+
+    def compute(dy, x, scale, reserve_space_1, reserve_space_2):
+        return compute_v3(dy, x, scale, reserve_space_1, reserve_space_2, None)
+
+    return compute
+
+
+@register_kernel("BatchNormWithGlobalNormalizationGrad")
+def _batch_norm_with_global_normalization_grad(ctx: KernelContext):
+    eps = ctx.attr("variance_epsilon")
+    scale_after = ctx.attr("scale_after_normalization")
+
+    def compute(t, m, v, gamma, backprop):
+        t, backprop = np.asarray(t), np.asarray(backprop)
+        dtype = t.dtype
+        if t.ndim != 4:
+            raise _invalid(f"input must be 4-dimensional{_text(t.shape)}")
+        m, v, gamma = (np.asarray(a, dtype) for a in (m, v, gamma))
+        axes = (0, 1, 2)
+        # TF's functor (batch_norm_op.h): per depth sums over the other dimensions.
+        db = backprop.sum(axes, dtype=dtype)
+        rsqrt = (1 / np.sqrt(v + np.asarray(eps, dtype))).astype(dtype, copy=False)
+        sum_dy_c = (backprop * (t - m)).sum(axes, dtype=dtype)
+        factor = rsqrt * gamma if scale_after else rsqrt
+        dx = backprop * factor
+        dm = -db * factor
+        dg = sum_dy_c * rsqrt if scale_after else np.zeros_like(db)
+        half_cube = rsqrt * np.asarray(-0.5, dtype) / (v + np.asarray(eps, dtype))
+        dv = sum_dy_c * (half_cube * gamma if scale_after else half_cube)
+        return tuple(a.astype(dtype, copy=False) for a in (dx, dm, dv, db, dg))
+
+    return compute
+
+
 @register_kernel("FusedBatchNormGradV3")
 def _fused_batch_norm_grad(ctx: KernelContext):
     eps = ctx.attr("epsilon")

@@ -17,8 +17,10 @@ from graphcore.ops import (
 )
 
 
-@RegisterGradient("FusedBatchNormV3")
-def _fused_batch_norm_v3_grad(op: ops_lib.Operation, *grad: Any) -> tuple:
+def _base_fused_batch_norm_grad(op: ops_lib.Operation, grad_op: str, *grad: Any) -> tuple:
+    """TF's _BaseFusedBatchNormGrad: FusedBatchNormGrad(V3) over the batch statistics
+    (training) or the population ones (inference, in NHWC/NDHWC)."""
+    v3 = grad_op == "FusedBatchNormGradV3"
     x, grad_y, scale = op.inputs[0], grad[0], op.inputs[1]
     epsilon = op.get_attr("epsilon")
     data_format = op.get_attr("data_format")
@@ -26,9 +28,10 @@ def _fused_batch_norm_v3_grad(op: ops_lib.Operation, *grad: Any) -> tuple:
     if is_training:
         args = {"y_backprop": grad_y, "x": x, "scale": scale,
                 "reserve_space_1": op.outputs[3], "reserve_space_2": op.outputs[4],
-                "reserve_space_3": op.outputs[5], "epsilon": epsilon,
-                "data_format": data_format, "is_training": is_training}
-        dx, dscale, doffset, _, _ = apply_op("FusedBatchNormGradV3", **args).outputs
+                "epsilon": epsilon, "data_format": data_format, "is_training": is_training}
+        if v3:
+            args["reserve_space_3"] = op.outputs[5]
+        dx, dscale, doffset, _, _ = apply_op(grad_op, **args).outputs
     else:
         pop_mean, pop_var = op.inputs[3], op.inputs[4]
         if data_format == b"NCHW":
@@ -39,14 +42,36 @@ def _fused_batch_norm_v3_grad(op: ops_lib.Operation, *grad: Any) -> tuple:
             grad_y = array_ops.transpose(grad_y, [0, 2, 3, 4, 1])
         target = "NHWC" if data_format in (b"NCHW", b"NHWC") else "NDHWC"
         args = {"y_backprop": grad_y, "x": x, "scale": scale, "reserve_space_1": pop_mean,
-                "reserve_space_2": pop_var, "reserve_space_3": op.outputs[5],
-                "epsilon": epsilon, "data_format": target, "is_training": is_training}
-        dx, dscale, doffset, _, _ = apply_op("FusedBatchNormGradV3", **args).outputs
+                "reserve_space_2": pop_var, "epsilon": epsilon, "data_format": target,
+                "is_training": is_training}
+        if v3:
+            args["reserve_space_3"] = op.outputs[5]
+        dx, dscale, doffset, _, _ = apply_op(grad_op, **args).outputs
         if data_format == b"NCHW":
             dx = array_ops.transpose(dx, [0, 3, 1, 2])
         elif data_format == b"NCDHW":
             dx = array_ops.transpose(dx, [0, 4, 1, 2, 3])
     return dx, dscale, doffset, None, None
+
+
+@RegisterGradient("FusedBatchNormV3")
+def _fused_batch_norm_v3_grad(op: ops_lib.Operation, *grad: Any) -> tuple:
+    return _base_fused_batch_norm_grad(op, "FusedBatchNormGradV3", *grad)
+
+
+@RegisterGradient("FusedBatchNorm")
+def _fused_batch_norm_grad(op: ops_lib.Operation, *grad: Any) -> tuple:
+    return _base_fused_batch_norm_grad(op, "FusedBatchNormGrad", *grad)
+
+
+@RegisterGradient("BatchNormWithGlobalNormalization")
+def _batch_norm_with_global_normalization_grad(op: ops_lib.Operation,
+                                               grad: ops_lib.Tensor) -> tuple:
+    return tuple(apply_op("BatchNormWithGlobalNormalizationGrad", t=op.inputs[0],
+                          m=op.inputs[1], v=op.inputs[2], gamma=op.inputs[4], backprop=grad,
+                          variance_epsilon=op.get_attr("variance_epsilon"),
+                          scale_after_normalization=op.get_attr(
+                              "scale_after_normalization")).outputs)
 
 
 @RegisterGradient("LRN")
@@ -98,6 +123,11 @@ def _batch_norm_grad(grad_y: Any, x: Any, scale: Any, pop_mean: Any, pop_var: An
         grad_x = grad_y * scale * var_rsqrt
     grad_offset = math_ops.reduce_sum(grad_y, axis=reduce_axis)
     return math_ops.cast(grad_x, x_dtype), grad_scale, grad_offset
+
+
+@RegisterGradient("FusedBatchNormGrad")
+def _fused_batch_norm_grad_v1_grad(op: ops_lib.Operation, *grad: Any) -> tuple:
+    return _fused_batch_norm_grad_grad(op, *grad)[:5]
 
 
 @RegisterGradient("FusedBatchNormGradV3")

@@ -1,5 +1,5 @@
-"""Fused batch normalization (FusedBatchNormV3 and its grad op, FusedBatchNorm,
-BatchNormWithGlobalNormalization) and local response
+"""Fused batch normalization (FusedBatchNormV3, FusedBatchNorm,
+BatchNormWithGlobalNormalization and their grad ops) and local response
 normalization (LRN, LRNGrad) of tf.nn, with TF's shape functions; fused_batch_norm and
 lrn / local_response_normalization. Gradients in :mod:`graphcore.ops.nn_norm_grad`,
 kernels in :mod:`graphcore.kernels.nn_norm_kernels`."""
@@ -113,12 +113,37 @@ def _global_norm_shape(op: ops_lib.Operation) -> list:
     return [shape_lib.TensorShape(dims)]
 
 
+op_registry.register_op("FusedBatchNormGrad").input("y_backprop: T").input("x: T") \
+    .input("scale: T").input("reserve_space_1: T").input("reserve_space_2: T") \
+    .output("x_backprop: T").output("scale_backprop: T").output("offset_backprop: T") \
+    .output("reserve_space_3: T").output("reserve_space_4: T").attr("T: {float}") \
+    .attr("epsilon: float = 0.0001").attr("data_format: {'NHWC', 'NCHW'} = 'NHWC'") \
+    .attr("is_training: bool = true").shape_fn(_fused_batch_norm_grad_shape)
+
+
+def _global_norm_grad_shape(op: ops_lib.Operation) -> list:
+    """BatchNormWithGlobalNormalizationGrad: dx as t (and backprop), the rest [depth]."""
+    t = op.inputs[0].shape.merge_with(op.inputs[4].shape)
+    if t.ndims is not None and t.ndims != 4:
+        raise ValueError(f"Shape must be rank 4 but is rank {t.ndims}")
+    dims = [None] * 4 if t.ndims is None else t.as_list()
+    for v in op.inputs[1:4]:
+        dims[3] = _merge(dims[3], _vector(v.shape))
+    depth = shape_lib.TensorShape([dims[3]])
+    return [shape_lib.TensorShape(dims), depth, depth, depth, depth]
+
+
 # TF's batch norm op of GraphDef versions before 9 (graphs of that age still hold it);
 # tf.nn.batch_norm_with_global_normalization builds tf.nn.batch_normalization's ops.
 op_registry.register_op("BatchNormWithGlobalNormalization").input("t: T").input("m: T") \
     .input("v: T").input("beta: T").input("gamma: T").output("result: T") \
     .attr("T: numbertype").attr("variance_epsilon: float") \
     .attr("scale_after_normalization: bool").shape_fn(_global_norm_shape)
+op_registry.register_op("BatchNormWithGlobalNormalizationGrad").input("t: T").input("m: T") \
+    .input("v: T").input("gamma: T").input("backprop: T").output("dx: T").output("dm: T") \
+    .output("dv: T").output("db: T").output("dg: T").attr("T: numbertype") \
+    .attr("variance_epsilon: float").attr("scale_after_normalization: bool") \
+    .shape_fn(_global_norm_grad_shape)
 op_registry.register_op("FusedBatchNormGradV3").input("y_backprop: T").input("x: T") \
     .input("scale: float").input("reserve_space_1: U").input("reserve_space_2: U") \
     .input("reserve_space_3: U").output("x_backprop: T").output("scale_backprop: U") \

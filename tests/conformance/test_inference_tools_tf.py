@@ -141,6 +141,7 @@ def _global_norm(lib):
             node.attr["variance_epsilon"].f = eps
             node.attr["scale_after_normalization"].b = node.name != "bn_c"
             node.input[:] = [t, mean, var, beta, gamma]
+    frozen.versions.producer = 8  # the op's last version: TF runs it
     return frozen.SerializeToString(deterministic=True)
 
 
@@ -274,6 +275,8 @@ def test_optimize_for_inference_gives_tfs_bytes_and_values(source, case):
     fetches = [o + ":0" for o in outputs]
     feeds = {"input:0": IMAGE}
     want = _run(data, feeds, fetches)
+    for w, t in zip(want, _run_tf(data, feeds, fetches)):
+        np.testing.assert_allclose(w, t, rtol=1e-4, atol=1e-4)
     if case == "pads":  # is_training became False: scale 3 -> 1
         want[0] = want[0] / 3.0
     got = _run(ours, feeds, fetches)
@@ -318,3 +321,66 @@ def test_optimize_for_inference_command_writes_tfs_graph(tmp_path, monkeypatch, 
             text_format.Merge((tmp_path / name).read_text(), graph_def)
         outs.append(graph_def.SerializeToString(deterministic=True))
     assert outs[0] == outs[1]
+
+
+def _bad_graphs():
+    dup = gc.GraphDef()
+    dup.node.add(name="a", op="Placeholder")
+    dup.node.add(name="a", op="Placeholder")
+    dangling = gc.GraphDef()
+    dangling.node.add(name="b", op="Identity", input=["nope:1"])
+    return {"duplicate": dup, "dangling": dangling}
+
+
+@pytest.mark.parametrize("call", [
+    "ensure_graph_is_valid duplicate", "ensure_graph_is_valid dangling",
+    "fold_batch_norms duplicate", "fuse_decomposed_batch_norm duplicate",
+    "convert_placeholder_to_const duplicate", "node_from_map", "values_from_const",
+])
+def test_optimize_lib_errors_as_tf(call):
+    name, _, graph = call.partition(" ")
+    errors = []
+    for lib, proto in ((ours_opt, gc), (theirs_opt, tf1)):
+        with pytest.raises(ValueError) as info:
+            if graph:
+                data = _bad_graphs()[graph].SerializeToString()
+                getattr(lib, name)(proto.GraphDef.FromString(data))
+            elif name == "node_from_map":
+                lib.node_from_map({}, "^x:0")
+            else:
+                lib.values_from_const(proto.NodeDef(name="n", op="Identity", input=["i"]))
+        errors.append(info.value.args)
+    assert errors[0] == errors[1]
+
+
+def test_optimize_lib_helpers_as_tf():
+    for name in ("^a", "a:1", "a/b:10", "a:b", "^a:0"):
+        assert ours_opt.node_name_from_input(name) == theirs_opt.node_name_from_input(name)
+    for nodes in (None, [], [""], ["a=1", "b", " c =False", "=True"]):
+        assert ours_opt.parse_nodes_dict(nodes) == theirs_opt.parse_nodes_dict(nodes)
+    for text in ("True", "true", "False", "false"):
+        assert ours_opt.strtobool(text) == theirs_opt.strtobool(text)
+
+
+@pytest.mark.parametrize("training", [False, True])
+def test_fused_batch_norm_v1_values_and_gradients_match_tf(training):
+    """The FusedBatchNorm that fuse_decomposed_batch_norm makes: outputs, gradients (through
+    FusedBatchNormGrad) and second-order gradients as TF's."""
+    rng = np.random.RandomState(4)
+    values = [rng.randn(2, 4, 4, 3).astype(np.float32), rng.rand(3).astype(np.float32) + .5,
+              rng.randn(3).astype(np.float32), rng.randn(3).astype(np.float32),
+              rng.rand(3).astype(np.float32) + .5]
+    results = []
+    for lib in (gc, tf1):
+        with lib.Graph().as_default():
+            # placeholders: TF's constant folding would leave only output 0 fetchable
+            x, scale, offset, mean, var = (lib.placeholder_with_default(v, v.shape)
+                                           for v in values)
+            y = lib.raw_ops.FusedBatchNorm(x=x, scale=scale, offset=offset, mean=mean,
+                                           variance=var, epsilon=1e-3, is_training=training)
+            grads = lib.gradients(lib.reduce_sum(y[0] * y[0]), [x, scale, offset])
+            second = lib.gradients(lib.reduce_sum(grads[0] * grads[0]), [x, scale])
+            with lib.Session() as sess:
+                results.append(sess.run(list(y[:3]) + grads + second))
+    for ours, theirs in zip(*results):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-4, atol=1e-4)

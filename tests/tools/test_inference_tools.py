@@ -127,3 +127,36 @@ def test_optimize_for_inference_command(tmp_path, monkeypatch, frozen_graph):
                                         "Relu"]
     monkeypatch.setattr(flags, "input", str(tmp_path / "missing.pb"))
     assert optimize_for_inference.main([]) == -1
+
+
+@pytest.mark.parametrize("scale_after", [True, False])
+def test_batch_norm_with_global_normalization_gradients(scale_after):
+    """The old batch norm op (GraphDef versions before 9): values and gradients against
+    the formula and central differences."""
+    rng = np.random.RandomState(0)
+    args = [rng.randn(2, 3, 3, 2), rng.randn(2), rng.rand(2) + 0.5, rng.randn(2),
+            rng.rand(2) + 0.5]
+    weights = rng.randn(2, 3, 3, 2)
+
+    def formula(t, m, v, beta, gamma):
+        factor = 1 / np.sqrt(v + 1e-3) * (gamma if scale_after else 1)
+        return ((t * factor + (beta - m * factor)) * weights).sum()
+
+    with tf.Graph().as_default():
+        inputs = [tf.constant(a) for a in args]
+        y = tf.raw_ops.BatchNormWithGlobalNormalization(
+            t=inputs[0], m=inputs[1], v=inputs[2], beta=inputs[3], gamma=inputs[4],
+            variance_epsilon=1e-3, scale_after_normalization=scale_after)
+        loss = tf.reduce_sum(y * weights)
+        grads = tf.gradients(loss, inputs)
+        with tf.Session() as sess:
+            got_loss, got = sess.run([loss, grads])
+    np.testing.assert_allclose(got_loss, formula(*args), rtol=1e-10)
+    for i, grad in enumerate(got):
+        numeric = np.zeros_like(args[i])
+        for j in range(numeric.size):
+            up, down = [a.copy() for a in args], [a.copy() for a in args]
+            up[i].flat[j] += 1e-6
+            down[i].flat[j] -= 1e-6
+            numeric.flat[j] = (formula(*up) - formula(*down)) / 2e-6
+        np.testing.assert_allclose(grad, numeric, rtol=1e-5, atol=1e-6)
