@@ -161,6 +161,10 @@ class TableInitializerBase(_KeyValueTypes):
     def initialize(self, table: Any) -> ops_lib.Operation:
         raise NotImplementedError
 
+    def _trackable_children(self) -> dict:
+        """No checkpoint dependencies (a static table's ``_initializer`` holds no value)."""
+        return {}
+
     @property
     def _shared_name(self) -> str:
         return ""
@@ -304,6 +308,10 @@ class StaticHashTable(LookupInterface):
         else:
             self._init_op = initializer.initialize(self)
         self._value_shape = self._default_value.shape
+
+    def _trackable_children(self) -> dict:
+        """Checkpoint dependencies: the initializer, which saves nothing (TF's)."""
+        return {"_initializer": self._initializer}
 
     @property
     def initializer(self) -> ops_lib.Operation:
@@ -462,6 +470,19 @@ class MutableHashTable(LookupInterface):
         if checkpoint:
             ops_lib.add_to_collection(GraphKeys.SAVEABLE_OBJECTS,
                                       _TableSaveable(self, name, self._table_name))
+
+    # tf.train.Checkpoint saves the entries as the attribute "table" (its -keys and
+    # -values), whatever ``checkpoint`` says, as TF's.
+    _checkpoint_attribute = "table"
+
+    def _trackable_children(self) -> dict:
+        return {}
+
+    def _checkpoint_saveable(self, key: str) -> SaveableObject:
+        cache = self.__dict__.setdefault("_checkpoint_saveables", {})
+        if key not in cache:
+            cache[key] = _TableSaveable(self, key, self._table_name)
+        return cache[key]
 
     @property
     def default_value(self) -> ops_lib.Tensor:

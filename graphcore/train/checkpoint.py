@@ -123,7 +123,7 @@ class _TrackableSaver:
         options = options or CheckpointOptions()
         file_prefix = saver_lib._fspath(file_prefix)
         graph = trackable.object_graph(self._root)
-        keyed = graph.variables()
+        keyed = graph.saved()
         proto = graph.proto()
         key = (tuple(k for k, _ in keyed), options.experimental_io_device,
                [v for _, v in keyed])
@@ -154,7 +154,7 @@ class _TrackableSaver:
 
     def _build_save(self, keyed: list, options: CheckpointOptions) -> Any:
         prefix_tensor, graph_tensor = self._feeds
-        specs = [saver_lib._VarSpec(k, saver_lib._as_ref(v), v) for k, v in keyed]
+        specs = [spec for k, v in keyed for spec in _specs(k, v)]
         names = [s.name for s in specs] + [trackable.OBJECT_GRAPH_PROTO_KEY]
         with ops_lib.control_dependencies(None):
             tensors = [s.value() for s in specs] + [graph_tensor]
@@ -182,20 +182,35 @@ class _TrackableSaver:
         return CheckpointLoadStatus(restore, feed_dict)
 
     def restore_ops(self, pairs: list[tuple[str, Any]]) -> list:
-        """Assign ops restoring each (checkpoint key, variable), one RestoreV2 for the new
-        ones; cached, since the prefix they read is fed."""
+        """Ops restoring each (checkpoint key, variable or table), one RestoreV2 for the
+        new ones; cached, since the prefix they read is fed."""
         new = [(k, v) for k, v in pairs
                if self._restore_ops.get((k, id(v)), (None,))[0] is not v]
         if new:
-            specs = [saver_lib._VarSpec(k, saver_lib._as_ref(v), v) for k, v in new]
+            per_object = [_specs(k, v) for k, v in new]
+            specs = [spec for group in per_object for spec in group]
             with ops_lib.control_dependencies(None):
                 with self._cpu():
-                    restored = io_ops.restore_v2(self._restore_prefix, [s.name for s in specs],
-                                                 [""] * len(specs), [s.dtype for s in specs])
-                for (k, v), spec, tensor in zip(new, specs, restored):
-                    self._restore_ops[(k, id(v))] = (v, spec.assign(
-                        tensor, spec.shape.is_fully_defined()))
+                    restored = iter(io_ops.restore_v2(
+                        self._restore_prefix, [s.name for s in specs], [""] * len(specs),
+                        [s.dtype for s in specs]))
+                for (k, v), group in zip(new, per_object):
+                    tensors = [next(restored) for _ in group]
+                    if trackable.is_variable(v):
+                        op = group[0].assign(tensors[0], group[0].shape.is_fully_defined())
+                    else:
+                        op = group[0].saveable.restore(tensors, None)
+                    self._restore_ops[(k, id(v))] = (v, op)
         return [self._restore_ops[(k, id(v))][1] for k, v in pairs]
+
+
+def _specs(key: str, obj: Any) -> list:
+    """What SaveV2/RestoreV2 write and read for a variable (one tensor) or a table (its
+    ``-keys`` and ``-values``, from the SaveableObject the table gives for ``key``)."""
+    if trackable.is_variable(obj):
+        return [saver_lib._VarSpec(key, saver_lib._as_ref(obj), obj)]
+    saveable = obj._checkpoint_saveable(key)
+    return [saver_lib._SaveableSpec(saveable, i) for i in range(len(saveable.specs))]
 
 
 class _RestoreCoordinator:
@@ -259,7 +274,7 @@ class _RestoreCoordinator:
         new = []
         for node_id, obj in sorted(bound.items()):
             for attr in nodes[node_id].attributes:
-                if trackable.is_variable(obj) and attr.name == trackable.VARIABLE_VALUE_KEY:
+                if attr.name == trackable.attribute_name(obj):
                     if (attr.checkpoint_key, id(obj)) not in self._pairs:
                         self._pairs.add((attr.checkpoint_key, id(obj)))
                         new.append((attr.checkpoint_key, obj))
@@ -291,6 +306,11 @@ def _warn_unrestored(proto: Any, matched_ids: set, unused_attributes: dict,
     for node_id, attribute in unused_attributes.items():
         _log.warning("An attribute in the restored object could not be found in the "
                      "checkpoint. Object: %s, attribute: %s", names[node_id], attribute)
+
+
+def _initializer(obj: Any) -> Any:
+    """The op initializing ``obj`` (a variable's, a static table's), as TF finds it."""
+    return getattr(obj, "initializer", None)
 
 
 def _list_objects(root: Any) -> list:
@@ -382,7 +402,7 @@ class CheckpointLoadStatus:
         self._checkpoint.match()
         restored = self._checkpoint.restored
         initializers = [o.initializer for o in _list_objects(self._root)
-                        if trackable.is_variable(o) and id(o) not in restored]
+                        if _initializer(o) is not None and id(o) not in restored]
         self.run_restore_ops(session)
         session.run(initializers)
 
@@ -416,7 +436,7 @@ class InitializationOnlyStatus:
         """Runs the initializers of every variable of the dependency graph."""
         session = _session_or_default(session)
         session.run([o.initializer for o in _list_objects(self._root)
-                     if trackable.is_variable(o)])
+                     if _initializer(o) is not None])
 
     def expect_partial(self) -> InitializationOnlyStatus:
         return self

@@ -6,7 +6,8 @@ An object's dependencies are ``obj._trackable_children()`` (an ordered ``{name: 
 when it defines one (``tf.Module``, optimizers, Keras layers, ``Checkpoint``); lists,
 tuples holding trackables and dicts depend on their trackable items by index or key, as
 TF's ListWrapper/_TupleWrapper/_DictWrapper; a Variable has none and saves one attribute,
-``VARIABLE_VALUE``.  As in TF (``checkpoint/util.py``, ``save_util_v1.py``) the nodes are
+``VARIABLE_VALUE`` (a mutable lookup table saves ``table``: its ``-keys`` and ``-values``).
+As in TF (``checkpoint/util.py``, ``save_util_v1.py``) the nodes are
 numbered breadth-first from the root, each object named by its first (shortest) path, and
 an optimizer's slot variables follow as extra nodes, keyed
 ``<variable path>/.OPTIMIZER_SLOT/<optimizer path>/<slot name>``.
@@ -31,6 +32,14 @@ TrackableObjectGraph = trackable_object_graph_pb2.TrackableObjectGraph
 
 def is_variable(value: Any) -> bool:
     return isinstance(value, variables_lib.Variable)
+
+
+def attribute_name(obj: Any) -> str | None:
+    """The one attribute an object saves: ``VARIABLE_VALUE`` for a variable, ``table``
+    for a mutable lookup table (its ``_checkpoint_attribute``), None for the others."""
+    if is_variable(obj):
+        return VARIABLE_VALUE_KEY
+    return getattr(type(obj), "_checkpoint_attribute", None)
 
 
 def is_trackable(value: Any) -> bool:
@@ -154,12 +163,13 @@ class ObjectGraph:
                             slot_variable_node_id=slot_id))
 
     def key_of(self, obj: Any) -> str:
-        """The checkpoint key of a variable's value."""
-        return checkpoint_key(self.names[id(obj)], VARIABLE_VALUE_KEY)
+        """The checkpoint key of a variable's value or a table's entries."""
+        return checkpoint_key(self.names[id(obj)], attribute_name(obj))
 
-    def variables(self) -> list[tuple[str, Any]]:
-        """(checkpoint key, variable) of every variable in the graph, in node order."""
-        return [(self.key_of(obj), obj) for obj in self.objects if is_variable(obj)]
+    def saved(self) -> list[tuple[str, Any]]:
+        """(checkpoint key, object) of every variable and table in the graph, in node
+        order."""
+        return [(self.key_of(obj), obj) for obj in self.objects if attribute_name(obj)]
 
     def proto(self) -> Any:
         """The TrackableObjectGraph TF writes for this graph."""
@@ -171,6 +181,8 @@ class ObjectGraph:
             if is_variable(obj):
                 node.attributes.add(name=VARIABLE_VALUE_KEY, full_name=full_name(obj),
                                     checkpoint_key=self.key_of(obj))
+            elif attribute_name(obj):
+                node.attributes.add(name=attribute_name(obj), checkpoint_key=self.key_of(obj))
         _add_checkpoint_values_check(graph)
         return graph
 

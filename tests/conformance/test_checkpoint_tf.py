@@ -101,7 +101,26 @@ def _tf_layers(lib, scale):
     return ckpt, None, dense.weights + norm.weights
 
 
+def _tables(lib, scale):
+    lookup = lib.lookup.experimental
+    table = lookup.MutableHashTable(lib.string, lib.int64, -1, name="tab")
+    dense = lookup.DenseHashTable(lib.int64, lib.int64, default_value=-1, empty_key=0,
+                                  deleted_key=-1, name="dense")
+    static = lib.lookup.StaticHashTable(lib.lookup.KeyValueTensorInitializer(
+        ["a"], [1], lib.string, lib.int64), -1)
+    step = lib.train.get_or_create_global_step()
+    ckpt = lib.train.Checkpoint(t=table, d=dense, h=static, step=step)
+    n = int(scale)
+    fill = lib.group(table.insert(["x", "y"], np.array([1, 2]) * n),
+                     dense.insert(np.array([5, 7]), np.array([6, 8]) * n))
+    queries = [table.lookup(lib.constant(["x", "y", "z"])),
+               dense.lookup(lib.constant([5, 7, 9], lib.int64)),
+               static.lookup(lib.constant(["a", "b"])), table.size(), step]
+    return ckpt, fill, queries
+
+
 MODELS = {
+    "tables": _tables,
     "tf_layers": _tf_layers,
     "loss_scale_optimizer": _wrapped_optimizer("loss_scale"),
     "sync_replicas_optimizer": _wrapped_optimizer("sync_replicas"),
@@ -126,7 +145,7 @@ def _save(lib, build, prefix):
     with _graph(lib).as_default():
         ckpt, train, variables = build(lib, 1.0)
         with lib.Session() as sess:
-            sess.run(lib.global_variables_initializer())
+            sess.run([lib.global_variables_initializer(), lib.tables_initializer()])
             if train is not None:
                 sess.run(train)
             path = ckpt.save(prefix, session=sess)
@@ -142,6 +161,7 @@ def _restore(lib, build, path):
             status.assert_consumed().assert_existing_objects_matched()
             status.assert_nontrivial_match()
             status.run_restore_ops(sess)
+            sess.run(lib.tables_initializer())  # a static table is not restored
             return sess.run(variables + [ckpt.save_counter])
 
 
@@ -150,6 +170,14 @@ def _object_graph(path):
     proto = trackable_object_graph_pb2.TrackableObjectGraph()
     proto.ParseFromString(reader.get_tensor(OBJECT_GRAPH_KEY))
     return reader, proto
+
+
+def _entries(reader, key):
+    """A saved table's {key: value}, without a dense table's empty (0) and deleted (-1)
+    buckets."""
+    keys = reader.get_tensor(key + "-keys").ravel().tolist()
+    values = reader.get_tensor(key + "-values").ravel().tolist()
+    return {k: v for k, v in zip(keys, values) if k not in (0, -1)}
 
 
 @pytest.mark.parametrize("name", sorted(MODELS))
@@ -165,7 +193,10 @@ def test_checkpoints_interchange(name, tmp_path, tf_control_flow_v1):
         sorted(tf_reader.get_variable_to_shape_map().items())
     assert gc_reader.get_variable_to_dtype_map() == tf_reader.get_variable_to_dtype_map()
     for key in gc_reader.get_variable_to_shape_map():
-        if key != OBJECT_GRAPH_KEY:
+        if key.endswith("/table-keys"):
+            # A table's entries, in the order of each side's hashing.
+            assert _entries(gc_reader, key[:-5]) == _entries(tf_reader, key[:-5])
+        elif key != OBJECT_GRAPH_KEY and not key.endswith("/table-values"):
             np.testing.assert_allclose(gc_reader.get_tensor(key), tf_reader.get_tensor(key),
                                        rtol=1e-6, err_msg=key)
     # Each side restores the other's checkpoint, save counter included. (TF cannot
@@ -499,3 +530,4 @@ def test_restore_name_based_checkpoint(with_save_counter, tmp_path):
     want = _name_based(tf1, str(tmp_path / "tf"), with_save_counter)
     assert _name_based(gc, str(tmp_path / "gc"), with_save_counter) == want
     assert want[2][0] == ("ok" if with_save_counter else "NotFoundError")
+
