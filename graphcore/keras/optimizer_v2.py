@@ -4,7 +4,8 @@ as TF's, so that checkpoints, ``optimizer.weights`` and ``get_weights()`` interc
 
 ``apply_gradients`` (what ``get_updates`` of ``model.fit`` calls) opens the optimizer's
 name scope (``training/Adam/`` under fit) and creates, once: ``iter`` (int64), then one
-float32 variable per hyperparameter in sorted order (``beta_1``, ``beta_2``, ``decay``,
+float32 variable per hyperparameter (a learning-rate schedule is none: it is evaluated at
+``iterations`` each step) in sorted order (``beta_1``, ``beta_2``, ``decay``,
 ``learning_rate``...), then the subclass's slots, each named ``<var>/<slot>``
 (``training/Adam/dense/kernel/m``) with the variable's shape and dtype.
 ``optimizer.weights`` is ``iter``, any non-slot state (Nadam's ``momentum_cache``) and
@@ -27,7 +28,7 @@ from graphcore.framework import ops as ops_lib
 from graphcore.framework.indexed_slices import IndexedSlices
 from graphcore.framework.tensor_conversion import convert_to_tensor
 from graphcore.keras import backend as K
-from graphcore.keras import initializers
+from graphcore.keras import initializers, schedules
 from graphcore.ops import (
     array_ops,
     clip_ops,
@@ -138,6 +139,8 @@ class OptimizerV2:
         if not self._hypers_created or self._other_graph():
             self._create_hypers()
         value = self._hyper[name]
+        if isinstance(value, schedules.LearningRateSchedule):
+            return value
         if callable(value) and not _is_tensor_or_variable(value):
             value = value()
         if dtype:
@@ -146,6 +149,8 @@ class OptimizerV2:
 
     def _serialize_hyperparameter(self, name: str) -> Any:
         value = self._hyper[name]
+        if isinstance(value, schedules.LearningRateSchedule):
+            return schedules.serialize(value)
         if callable(value) and not _is_tensor_or_variable(value):
             return value()
         if _is_tensor_or_variable(value):
@@ -417,6 +422,8 @@ class OptimizerV2:
         """The learning rate (as ``var_dtype``), divided by ``1 + decay * iterations``
         when the optimizer was made with a ``decay``."""
         lr_t = self._get_hyper("learning_rate", var_dtype)
+        if isinstance(lr_t, schedules.LearningRateSchedule):
+            lr_t = math_ops.cast(lr_t(math_ops.cast(self.iterations, var_dtype)), var_dtype)
         if self._initial_decay > 0.0:
             local_step = math_ops.cast(self.iterations, var_dtype)
             decay_t = math_ops.cast(self._initial_decay, var_dtype)
@@ -457,10 +464,12 @@ class OptimizerV2:
 
     @classmethod
     def from_config(cls, config: dict, custom_objects: dict | None = None) -> OptimizerV2:
-        del custom_objects
         config = dict(config)
         if "lr" in config:
             config["learning_rate"] = config.pop("lr")
+        if isinstance(config.get("learning_rate"), dict):
+            config["learning_rate"] = schedules.deserialize(config["learning_rate"],
+                                                            custom_objects)
         return cls(**config)
 
 

@@ -15,13 +15,13 @@ from typing import Any
 from graphcore.framework import ops as ops_lib
 from graphcore.framework.tensor_conversion import convert_to_tensor
 from graphcore.keras import custom_objects as custom_lib
-from graphcore.keras import initializers
+from graphcore.keras import initializers, schedules
 from graphcore.keras.optimizer_v2 import OptimizerV2
 from graphcore.ops import array_ops, control_flow_ops, math_ops, sparse_training_ops, state_ops
 from graphcore.train import optimizer, training_ops
 
 __all__ = ["Adadelta", "Adagrad", "Adam", "Adamax", "Ftrl", "Nadam", "Optimizer", "RMSprop",
-           "SGD", "deserialize", "get", "serialize"]
+           "SGD", "deserialize", "get", "schedules", "serialize"]
 
 Optimizer = OptimizerV2
 _EPSILON = 1e-7
@@ -503,6 +503,9 @@ class Nadam(_MomentsMixin, OptimizerV2):
                  epsilon: float = 1e-7, name: str = "Nadam", **kwargs: Any) -> None:
         kwargs["decay"] = kwargs.pop("schedule_decay", 0.004)
         learning_rate = kwargs.get("lr", learning_rate)
+        if isinstance(learning_rate, schedules.LearningRateSchedule):
+            raise ValueError("The Nadam optimizer does not support "
+                             "tf.keras.optimizers.LearningRateSchedules as the learning rate.")
         super().__init__(name, **kwargs)
         self._set_hyper("learning_rate", kwargs.get("lr", learning_rate))
         self._set_hyper("decay", self._initial_decay)

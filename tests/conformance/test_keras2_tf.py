@@ -380,3 +380,62 @@ def test_fit_shuffle_order_matches_tf():
     assert len(got) == len(ref)
     for g, r in zip(got, ref):
         np.testing.assert_allclose(g, r, rtol=1e-6)
+
+
+SCHEDULES = {
+    "exponential": ("ExponentialDecay", dict(initial_learning_rate=0.1, decay_steps=3,
+                                             decay_rate=0.5, staircase=True)),
+    "piecewise": ("PiecewiseConstantDecay", dict(boundaries=[2, 5], values=[0.1, 0.05, 0.01])),
+    "polynomial": ("PolynomialDecay", dict(initial_learning_rate=0.1, decay_steps=4,
+                                           end_learning_rate=0.01, power=2.0, cycle=True)),
+    "inverse_time": ("InverseTimeDecay", dict(initial_learning_rate=0.1, decay_steps=2,
+                                              decay_rate=0.5)),
+    "cosine": ("CosineDecay", dict(initial_learning_rate=0.1, decay_steps=6, alpha=0.1)),
+    "cosine_warmup": ("CosineDecay", dict(initial_learning_rate=0.0, decay_steps=5,
+                                          warmup_target=0.2, warmup_steps=3)),
+    "restarts": ("CosineDecayRestarts", dict(initial_learning_rate=0.1, first_decay_steps=2,
+                                             t_mul=2.0, m_mul=0.5)),
+}
+
+
+def _schedule_run(k, lib, initial):
+    """Every schedule's values at steps 0..9 and serialized form; for three, an SGD with
+    it fitted 4 steps (weights, optimizer config, global variables)."""
+    x = np.linspace(-1, 1, 16, dtype=np.float32).reshape(8, 2)
+    y = x.sum(axis=1, keepdims=True)
+    with lib.Graph().as_default():
+        step = lib.placeholder(lib.int64, [])
+        schedules = {case: getattr(k.optimizers.schedules, cls)(**kwargs)
+                     for case, (cls, kwargs) in SCHEDULES.items()}
+        values = {case: schedule(step) for case, schedule in schedules.items()}
+        with lib.Session() as sess:
+            runs = [sess.run(values, {step: i}) for i in range(10)]
+    out = {case: [[float(r[case]) for r in runs], k.optimizers.schedules.serialize(s)]
+           for case, s in schedules.items()}
+    for case in ("exponential", "piecewise", "cosine_warmup"):
+        with lib.Graph().as_default():
+            model = k.Sequential([k.layers.Dense(1, input_shape=(2,))])
+            model.compile(k.optimizers.SGD(schedules[case], momentum=0.5), "mse")
+            model.set_weights(initial)
+            model.fit(x, y, batch_size=2, verbose=0, shuffle=False)
+            out[case] += [model.get_weights(), model.optimizer.get_config(),
+                          sorted(v.name for v in lib.global_variables())]
+        k.backend.clear_session()
+    return out
+
+
+def test_learning_rate_schedules_match_tf():
+    """tf.keras.optimizers.schedules: TF's values, serialized forms and, in an optimizer,
+    TF's training (no learning_rate variable; the rate evaluated at ``iterations``)."""
+    import tensorflow as tf_ref
+    initial = [np.array([[0.3], [-0.2]], np.float32), np.zeros(1, np.float32)]
+    ref = _schedule_run(tf_keras, tf_ref.compat.v1, initial)
+    got = _schedule_run(gc.keras, gc, initial)
+    for case in SCHEDULES:
+        np.testing.assert_allclose(got[case][0], ref[case][0], rtol=1e-6, err_msg=case)
+        assert got[case][1] == ref[case][1], case
+        assert len(got[case]) == len(ref[case]), case
+        if len(ref[case]) > 2:
+            for g, r in zip(got[case][2], ref[case][2]):
+                np.testing.assert_allclose(g, r, rtol=1e-5, err_msg=case)
+            assert got[case][3:] == ref[case][3:], case
