@@ -225,7 +225,7 @@ class Dataset(HasStructure):
 
     # -- transformations with functions ---------------------------------------------------
     def _trace(self, fn: Callable[..., Any], what: str,
-               fn_name: str | None = None) -> tuple[str, list, Any]:
+               fn_name: str | None = None) -> tuple[str, list, Any, list]:
         specs = flatten(self._structure)
 
         def call(*args: Any) -> Any:
@@ -242,12 +242,12 @@ class Dataset(HasStructure):
             deterministic: Any = None, name: str | None = None) -> Dataset:
         """Applies ``map_func`` to every element."""
         del name
-        fname, outputs, result = self._trace(map_func, "map")
+        fname, outputs, result, captured = self._trace(map_func, "map")
         if isinstance(result, list):
             result = tuple(result)  # tf.data turns a returned list into a tuple
         structure = pack(result, [_spec_of(t) for t in outputs]) \
             if isinstance(result, (tuple, dict)) else _spec_of(outputs[0])
-        attrs = dict(f=fname, other_arguments=[], **_flat_attrs(structure))
+        attrs = dict(f=fname, other_arguments=captured, **_flat_attrs(structure))
         if num_parallel_calls is None:
             op = apply_op("MapDataset", input_dataset=self._variant_tensor, **attrs)
         else:
@@ -260,17 +260,17 @@ class Dataset(HasStructure):
     def filter(self, predicate: Callable[..., Any], name: str | None = None) -> Dataset:
         """The elements for which ``predicate`` is true."""
         del name
-        fname, outputs, _ = self._trace(predicate, "filter")
+        fname, outputs, _, captured = self._trace(predicate, "filter")
         if len(outputs) != 1 or outputs[0].dtype != dtypes_lib.bool or \
                 outputs[0].shape.ndims not in (0, None):
             raise ValueError(f"Invalid `predicate`. `predicate` must return a `tf.bool` "
                              f"scalar tensor, but its return type is "
                              f"{[_spec_of(t) for t in outputs]}.")
-        return self._op("FilterDataset", predicate=fname, other_arguments=[])
+        return self._op("FilterDataset", predicate=fname, other_arguments=captured)
 
-    def _dataset_fn(self, fn: Callable[..., Any], what: str) -> tuple[str, Any]:
-        """Traces ``fn`` (element -> Dataset); returns its function's name and the
-        structure of the datasets it makes."""
+    def _dataset_fn(self, fn: Callable[..., Any], what: str) -> tuple[str, Any, list]:
+        """Traces ``fn`` (element -> Dataset); returns its function's name, the
+        structure of the datasets it makes and the outer tensors it captured."""
         returned: list[Dataset] = []
 
         def variant(*args: Any) -> ops_lib.Tensor:
@@ -281,14 +281,14 @@ class Dataset(HasStructure):
             returned.append(dataset)
             return dataset._variant_tensor
 
-        fname, _, _ = self._trace(variant, what, getattr(fn, "__name__", "fn"))
-        return fname, returned[0]._structure
+        fname, _, _, captured = self._trace(variant, what, getattr(fn, "__name__", "fn"))
+        return fname, returned[0]._structure, captured
 
     def flat_map(self, map_func: Callable[..., Any], name: str | None = None) -> Dataset:
         """Maps each element to a dataset and flattens the results."""
         del name
-        fname, structure = self._dataset_fn(map_func, "flat_map")
-        return self._op("FlatMapDataset", structure, f=fname, other_arguments=[])
+        fname, structure, captured = self._dataset_fn(map_func, "flat_map")
+        return self._op("FlatMapDataset", structure, f=fname, other_arguments=captured)
 
     def interleave(self, map_func: Callable[..., Any], cycle_length: Any = None,
                    block_length: Any = None, num_parallel_calls: Any = None,
@@ -296,8 +296,8 @@ class Dataset(HasStructure):
         """Maps each element to a dataset and interleaves ``cycle_length`` of them,
         ``block_length`` elements at a time."""
         del num_parallel_calls, deterministic, name
-        fname, structure = self._dataset_fn(map_func, "interleave")
-        return self._op("InterleaveDataset", structure, f=fname, other_arguments=[],
+        fname, structure, captured = self._dataset_fn(map_func, "interleave")
+        return self._op("InterleaveDataset", structure, f=fname, other_arguments=captured,
                         cycle_length=_int64(-1 if cycle_length is None else cycle_length,
                                             "cycle_length"),
                         block_length=_int64(1 if block_length is None else block_length,
@@ -390,6 +390,12 @@ class Dataset(HasStructure):
     def skip(self, count: Any, name: str | None = None) -> Dataset:
         del name
         return self._op("SkipDataset", count=_int64(count, "count"))
+
+    def shard(self, num_shards: Any, index: Any, name: str | None = None) -> Dataset:
+        """Every ``num_shards``-th element, from the ``index``-th (ShardDataset)."""
+        del name
+        return self._op("ShardDataset", num_shards=_int64(num_shards, "num_shards"),
+                        index=_int64(index, "index"))
 
     def prefetch(self, buffer_size: Any, name: str | None = None) -> Dataset:
         del name

@@ -3,8 +3,10 @@ FunctionDef in the graph's library (GraphDef.library), as TF's dataset functions
 
 Arguments become placeholders named ``args_<i>`` (the FunctionDef's input args), each
 output passes through an ``Identity`` (output args ``identity``, ``identity_1``...), and
-body inputs take FunctionDef's ``node:out_arg:index`` form. Tensors of the outer graph
-cannot be captured: a function sees its arguments and what it builds itself.
+body inputs take FunctionDef's ``node:out_arg:index`` form. A tensor of an outer graph
+used in the body (a lookup table's handle, a constant, a variable's value) is captured as
+TF's FuncGraph captures it: a placeholder in the body standing for it, an extra argument
+after the traced ones, which the calling op feeds through its ``other_arguments``.
 """
 
 from __future__ import annotations
@@ -27,11 +29,35 @@ _uids = itertools.count(1)
 class FuncGraph(ops_lib.Graph):
     """The graph a function is traced into."""
 
+    building_function = True
+
     def __init__(self, name: str, outer_graph: ops_lib.Graph):
         super().__init__()
         self.name = name
         self.outer_graph = outer_graph
         self.seed = outer_graph.seed
+        # (outer tensor, the placeholder standing for it here), in capture order
+        self.captures: list[tuple[ops_lib.Tensor, ops_lib.Tensor]] = []
+        self._captured: dict[ops_lib.Tensor, ops_lib.Tensor] = {}
+
+    def capture(self, tensor: ops_lib.Tensor) -> ops_lib.Tensor:
+        """The placeholder standing for ``tensor`` of an enclosing graph (made on first
+        use; through each function graph in between when functions nest)."""
+        inner = self._captured.get(tensor)
+        if inner is not None:
+            return inner
+        outer = tensor
+        if tensor.graph is not self.outer_graph:
+            if not isinstance(self.outer_graph, FuncGraph):
+                raise ValueError(f"Tensor {tensor.name} is not an element of this function's "
+                                 "graph or of the graphs enclosing it.")
+            outer = self.outer_graph.capture(tensor)
+        with self.as_default(), self.control_dependencies(None), self.name_scope(None):
+            inner = apply_op("Placeholder", name=tensor.op.name.replace("/", "_"),
+                             dtype=tensor.dtype.base_dtype, shape=tensor.shape).outputs[0]
+        self._captured[tensor] = inner
+        self.captures.append((outer, inner))
+        return inner
 
 
 def output_arg_ranges(node_def: Any) -> list[tuple[str, int, int]]:
@@ -124,10 +150,11 @@ def function_from_subgraph(output: ops_lib.Tensor, base_name: str) -> str:
 
 
 def trace(fn: Callable[..., Any], arg_specs: list[tuple[Any, Any]], base_name: str,
-          outer_graph: ops_lib.Graph | None = None) -> tuple[str, list, Any]:
+          outer_graph: ops_lib.Graph | None = None) -> tuple[str, list, Any, list]:
     """Traces ``fn(*placeholders)`` (``arg_specs``: (dtype, shape) per argument) into a
     FunctionDef added to ``outer_graph``'s library. Returns (function name, the traced
-    output tensors flattened, and ``fn``'s raw return value, for its structure)."""
+    output tensors flattened, ``fn``'s raw return value, for its structure, and the outer
+    tensors it captured: the function's last arguments, the caller's other_arguments)."""
     outer_graph = outer_graph or ops_lib.get_default_graph()
     name = f"__inference_{re.sub(r'[^A-Za-z0-9_]', '', base_name)}_{next(_uids)}"
     graph = FuncGraph(name, outer_graph)
@@ -135,18 +162,16 @@ def trace(fn: Callable[..., Any], arg_specs: list[tuple[Any, Any]], base_name: s
         args = [apply_op("Placeholder", name=f"args_{i}", dtype=dtype, shape=shape).outputs[0]
                 for i, (dtype, shape) in enumerate(arg_specs)]
         result = fn(*args)
-        flat = nest.flatten(result)
-        for t in flat:
-            if isinstance(t, ops_lib.Tensor) and t.graph is not graph:
-                raise ValueError(f"Function {base_name} captures {t.name} from an outer "
-                                 "graph; graphcore's traced functions cannot capture tensors "
-                                 "(pass them through the dataset instead).")
+        flat = [graph.capture(t) if isinstance(t, ops_lib.Tensor) and t.graph is not graph
+                else t for t in nest.flatten(result)]
         outputs = [apply_op("Identity", name="Identity", input=convert_to_tensor(t)).outputs[0]
                    for t in flat]
     named = [("identity" if i == 0 else f"identity_{i}", t) for i, t in enumerate(outputs)]
-    add_function(outer_graph, _function_def(graph.get_operations(), args, named, name))
+    inner = [ph for _, ph in graph.captures]
+    add_function(outer_graph, _function_def(graph.get_operations(), args + inner, named,
+                                            name))
     # Functions the body itself traced (a flat_map's inner map) join the outer library.
     for nested in getattr(graph, "_functions", {}).values():
         add_function(outer_graph, nested)
-    return name, outputs, result
+    return name, outputs, result, [outer for outer, _ in graph.captures]
 

@@ -546,8 +546,11 @@ class Graph:
         """Makes an Operation and adds it atomically: validation and shape inference run
         before the op becomes visible, so a failure leaves the graph as it was."""
         self._check_not_finalized()
-        for t in inputs:
+        for i, t in enumerate(inputs):
             if t._op._graph is not self:
+                if getattr(self, "building_function", False):  # a FuncGraph captures it
+                    inputs[i] = self.capture(t)
+                    continue
                 raise ValueError(f"Tensor {t.name} must be from the same graph as the op "
                                  f"being created ({name}).")
         if name and name[-1] == "/":
@@ -887,7 +890,11 @@ def reset_default_graph() -> None:
 
 def _get_graph_from_inputs(values: list) -> Graph:
     """The graph of the graph elements among ``values`` (all must agree), else the
-    default graph."""
+    default graph. While a function is traced, its graph (whose ops capture what outer
+    graphs' tensors they take), as TF's."""
+    default = get_default_graph()
+    if getattr(default, "building_function", False):
+        return default
     graph = None
     first = None
     for v in values:

@@ -460,6 +460,26 @@ def _skip(ctx):
     return make
 
 
+@_dataset_kernel("ShardDataset")
+def _shard(ctx):
+    def make(dataset, num_shards, index):
+        n, i = int(num_shards), int(index)
+        if n <= 0:
+            raise errors.InvalidArgumentError(
+                None, None, f"Number of shards must be greater than zero (currently "
+                            f"num_shards = {n}).")
+        if not 0 <= i < n:
+            raise errors.InvalidArgumentError(
+                None, None, f"Index must be between 0 and {n - 1} (currently index = {i}).")
+
+        def iterate():
+            for k, e in enumerate(dataset.iterate()):
+                if k % n == i:
+                    yield e
+        return DatasetObject(iterate)
+    return make
+
+
 @_dataset_kernel("PrefetchDataset")
 def _prefetch(ctx):
     # Elements come in the same order either way; production is on demand.

@@ -72,6 +72,8 @@ _dataset("ShuffleDataset", ("input_dataset: variant", "buffer_size: int64", "see
          ("reshuffle_each_iteration: bool = true",) + _STRUCTURE + (_META,))
 for _op in ("RepeatDataset", "TakeDataset", "SkipDataset"):
     _dataset(_op, ("input_dataset: variant", "count: int64"))
+_dataset("ShardDataset", ("input_dataset: variant", "num_shards: int64", "index: int64"),
+         ("require_non_empty: bool = false",) + _STRUCTURE + (_META,))
 _dataset("PrefetchDataset", ("input_dataset: variant", "buffer_size: int64"),
          _STRUCTURE + ("slack_period: int = 0", "legacy_autotune: bool = true",
                        "buffer_size_min: int = 0", _META))

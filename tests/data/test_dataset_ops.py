@@ -36,7 +36,6 @@ def _all(dataset, initializable=False):
      "must return a `tf.data.Dataset`"),
     (lambda: tf.data.Iterator.from_structure(tf.float32, []).make_initializer(D.range(2)),
      TypeError, "Expected output types"),
-    (lambda: D.range(2).map(lambda x: x + _OUTER[0]), ValueError, "from the same graph"),
     (lambda: iter(D.range(2)), RuntimeError, "only supports Python-style iteration"),
 ])
 def test_build_errors(build, error, text):
@@ -47,6 +46,41 @@ def test_build_errors(build, error, text):
 
 
 _OUTER = [None]
+
+
+def test_functions_capture_outer_tensors():
+    """map/filter/flat_map functions take outer tensors (a constant, a lookup table's
+    handle, a placeholder fed at initialization) as TF's FuncGraph captures them: through
+    the dataset op's other_arguments."""
+    with tf.Graph().as_default():
+        offset = tf.constant(10, tf.int64)
+        limit = tf.placeholder(tf.int64, [])
+        table = tf.lookup.StaticHashTable(
+            tf.lookup.KeyValueTensorInitializer([0, 1, 2, 3], [5, 6, 7, 8], tf.int64,
+                                                tf.int64), -1)
+        ds = (D.range(4).map(lambda x: table.lookup(x) + offset)
+              .filter(lambda x: x < limit + offset)
+              .flat_map(lambda x: D.from_tensors(x).repeat(2).map(lambda y: y * offset)))
+        it = ds.make_initializable_iterator()
+        nxt = it.get_next()
+        with tf.Session() as sess:
+            sess.run(tf.tables_initializer())
+            sess.run(it.initializer, {limit: 7})
+            out = []
+            while True:
+                try:
+                    out.append(sess.run(nxt))
+                except tf.errors.OutOfRangeError:
+                    break
+    assert out == [150, 150, 160, 160]
+
+
+def test_shard():
+    with tf.Graph().as_default():
+        assert _all(D.range(10).shard(3, 1)) == [1, 4, 7]
+        with pytest.raises(tf.errors.InvalidArgumentError,
+                           match=r"Index must be between 0 and 2 \(currently index = 3\)"):
+            _all(D.range(10).shard(3, 3))
 
 
 def test_uninitialized_iterator_and_reinitialization():

@@ -21,5 +21,9 @@ for script in sys.argv[1:]:
     np.random.seed(0)
     print("=== " + os.path.basename(script), flush=True)
     sys.argv = [script]
-    runpy.run_path(script, run_name="__main__")
+    try:
+        runpy.run_path(script, run_name="__main__")
+    except SystemExit as e:  # tf.app.run() exits with main's return value
+        if e.code not in (None, 0):
+            raise
     sys.stdout.flush()

@@ -97,15 +97,16 @@ def test_feature_column_script_prints_what_tensorflow_prints(tmp_path):
 EXACT_SCRIPTS = ["word2vec_style.py", "text_cnn_style.py", "seq_tagger_style.py",
                  "keras_graph_style.py", "vae_style.py", "policy_gradient_style.py",
                  "finetune_style.py", "tfrecord_queue_style.py", "cifar_bn_style.py",
-                 "static_rnn_style.py"]
+                 "static_rnn_style.py", "towers_style.py", "nmt_data_style.py"]
 
 
 def test_scripts_print_what_tensorflow_prints(tmp_path):
     """word2vec (nce/sampled softmax), a text CNN, a BiLSTM tagger + attention seq2seq,
     tf.keras in graph mode, a VAE with tf.distributions, REINFORCE with tf.multinomial,
     Saver restore + fine-tune + init_from_checkpoint, TFRecords through queue runners,
-    batch norm + EMA + tf.metrics, static_rnn with its state fed back: the same stdout as
-    on TensorFlow."""
+    batch norm + EMA + tf.metrics, static_rnn with its state fed back, multi-tower
+    averaging with tf.app.flags and gradient overrides, an NMT tf.data pipeline with
+    lookup tables captured in map functions: the same stdout as on TensorFlow."""
     env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", TF_USE_LEGACY_KERAS="1",
                PYTHONPATH=str(ROOT))
     scripts = [str(HERE / "run_scripts.py")] + [str(HERE / s) for s in EXACT_SCRIPTS]
