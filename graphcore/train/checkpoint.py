@@ -14,9 +14,8 @@ status; restore ops (one RestoreV2 and assigns per batch of newly matched variab
 cached) are built for what matches, and objects created after ``restore`` (slots made by
 ``minimize``, the save counter, layers built later) are matched again whenever the status
 is used, so ``run_restore_ops``/``initialize_or_restore`` restore them too, as TF's
-restore-on-creation does in graph mode.  A variable created after ``restore`` and
-initialized by ``global_variables_initializer`` alone gets its initial value, not the
-checkpoint's (TF gives it the checkpoint value).  A checkpoint without an object graph
+restore-on-creation does in graph mode (there, as in TF, ``global_variables_initializer``
+alone gives such a variable its initial value).  A checkpoint without an object graph
 (``tf.train.Saver``'s) is restored by variable names (NameBasedSaverStatus).
 """
 

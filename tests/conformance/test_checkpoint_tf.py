@@ -531,3 +531,38 @@ def test_restore_name_based_checkpoint(with_save_counter, tmp_path):
     assert _name_based(gc, str(tmp_path / "gc"), with_save_counter) == want
     assert want[2][0] == ("ok" if with_save_counter else "NotFoundError")
 
+
+
+def _initializer_after_restore(lib, directory):
+    """A Keras layer built after restore, initialized by global_variables_initializer
+    alone: its initial value and a zero save counter (graph mode's restore-on-create runs
+    through the status only), then the checkpoint's values from run_restore_ops."""
+    keras = _keras_of(lib)
+
+    def build():
+        model = keras.Sequential([keras.layers.Dense(2, kernel_initializer="ones")])
+        return model, lib.train.Checkpoint(model=model)
+
+    with _graph(lib).as_default():
+        model, ckpt = build()
+        model(lib.ones([1, 3]))
+        with lib.Session() as sess:
+            sess.run(lib.global_variables_initializer())
+            sess.run(model.weights[0].assign(lib.fill([3, 2], 7.0)))
+            path = ckpt.save(os.path.join(directory, "ckpt"), session=sess)
+    with _graph(lib).as_default():
+        model, ckpt = build()
+        status = ckpt.restore(path)
+        model(lib.ones([1, 3]))
+        with lib.Session() as sess:
+            sess.run(lib.global_variables_initializer())
+            before = sess.run([model.weights[0], ckpt.save_counter])
+            status.run_restore_ops(sess)
+            after = sess.run([model.weights[0], ckpt.save_counter])
+    return [np.asarray(x).tolist() for x in before + after]
+
+
+def test_initializers_after_restore(tmp_path):
+    want = _initializer_after_restore(tf1, str(tmp_path / "tf"))
+    assert want == [[[1.0, 1.0]] * 3, 0, [[7.0, 7.0]] * 3, 1]
+    assert _initializer_after_restore(gc, str(tmp_path / "gc")) == want
