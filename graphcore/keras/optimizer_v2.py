@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from graphcore.framework import dtypes as dtypes_lib
+from graphcore.framework import nest
 from graphcore.framework import ops as ops_lib
 from graphcore.framework.indexed_slices import IndexedSlices
 from graphcore.framework.tensor_conversion import convert_to_tensor
@@ -335,6 +336,25 @@ class OptimizerV2:
                         "differentiable). Common ops without gradient: K.argmax, K.round, "
                         "K.eval.")
         return grads
+
+    def minimize(self, loss: Any, var_list: Any, grad_loss: Any = None,
+                 name: str | None = None, tape: Any = None) -> Any:
+        """The update of ``var_list`` down the gradient of ``loss`` (a callable, or a
+        tensor with the ``tape`` that recorded it), then ``iter += 1``."""
+        if not callable(loss) and tape is None:
+            raise ValueError("`tape` is required when a `Tensor` loss is passed. Received: "
+                             f"loss={loss}, tape={tape}.")
+        if callable(loss):
+            loss = loss()
+        if callable(var_list):
+            var_list = var_list()
+        var_list = list(nest.flatten(var_list))
+        with ops_lib.name_scope(self._name + "/gradients"):
+            if tape is not None:
+                grads = tape.gradient(loss, var_list, grad_loss)
+            else:
+                grads = gradients_impl.gradients(loss, var_list, grad_ys=grad_loss)
+        return self.apply_gradients(list(zip(grads, var_list)), name=name)
 
     def get_updates(self, loss: Any, params: list) -> list:
         grads = self.get_gradients(loss, params)

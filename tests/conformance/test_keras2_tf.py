@@ -439,3 +439,25 @@ def test_learning_rate_schedules_match_tf():
             for g, r in zip(got[case][2], ref[case][2]):
                 np.testing.assert_allclose(g, r, rtol=1e-5, err_msg=case)
             assert got[case][3:] == ref[case][3:], case
+
+
+def _minimize_run(lib, k):
+    """A Keras optimizer's minimize on a callable loss in a graph: 3 steps."""
+    with lib.Graph().as_default():
+        v = lib.Variable([1.0, -2.0], name="v")
+        opt = k.optimizers.Adam(0.1, amsgrad=True)
+        train = opt.minimize(lambda: lib.reduce_sum(v * v * v), [v])
+        with lib.Session() as sess:
+            sess.run(lib.global_variables_initializer())
+            for _ in range(3):
+                sess.run(train)
+            return (sess.run(v).tolist(), [w.name for w in opt.weights],
+                    sorted(x.name for x in lib.global_variables()))
+
+
+def test_optimizer_minimize_matches_tf():
+    import tensorflow as tf_ref
+    want = _minimize_run(tf_ref.compat.v1, tf_keras)
+    got = _minimize_run(gc, gc.keras)
+    np.testing.assert_allclose(got[0], want[0], rtol=1e-6)
+    assert got[1:] == want[1:]
