@@ -164,7 +164,7 @@ class PartitionExecutor:
         # edges), so every output gets its slot up front.
         self._has_frames = any(nd.op in _FRAME_OPS for nd in graph_def.node)
         self._frames_program: Any = None
-        self._single_input: list[bool] = []
+        self._frame_edges: tuple[list, list[bool]] = ([], [])
         if self._has_frames:
             for nd in graph_def.node:
                 info = node_infos.get(nd.name) or NodeInfo(nd, _registration(nd.op), 0)
@@ -646,28 +646,24 @@ class PartitionExecutor:
         frame's Exits that never got a live value leave it dead when the frame is done."""
         if self._frames_program is None:
             self._frames_program = self._build_frames_program()
-            kinds_, _, _, n_inputs_ = self._frames_program[:4]
-            self._single_input = [n == 1 and kind != _K_MERGE
-                                  for n, kind in zip(n_inputs_, kinds_)]
+            kinds_, data_, ctrl_, n_inputs_ = self._frames_program[:4]
+            self._frame_edges = (
+                [[(i, c, pos) for i, consumers in enumerate(data_[k]) for c, pos in consumers]
+                 + [(-1, c, -1) for c in ctrl_[k]] for k in range(len(kinds_))],
+                [n == 1 and kind != _K_MERGE for n, kind in zip(n_inputs_, kinds_)])
         (kinds, data_consumers, ctrl_consumers, n_inputs, n_forward, has_back_edge,
          frame_names, is_constant, enter_counts, sources) = self._frames_program
         instrs = self._instrs
         root = _Frame(None, 0, "", 0)
         queue: collections.deque = collections.deque()
         thread_id = threading.get_ident() & 0x7FFFFFFF
-        single = self._single_input  # (nodes of one input, not Merges: ready on arrival)
+        # (node -> [(output index or -1 for a control edge, consumer, input position)];
+        # nodes of one input, not Merges, are ready on arrival: queued without state)
+        edges, single = self._frame_edges
+        n_args = [len(instr.ins) for instr in instrs]
         enqueue = queue.append
 
         def deliver(frame: _Frame, it: int, k: int, pos: int, value: Any) -> None:
-            if single[k]:
-                frame.outstanding += 1
-                if value is DEAD:
-                    enqueue((frame, it, k, [None] * len(instrs[k].ins), True))
-                elif pos == 0:
-                    enqueue((frame, it, k, [value], False))
-                else:  # (a control input)
-                    enqueue((frame, it, k, [None] * len(instrs[k].ins), False))
-                return
             key = (k, it)
             states = frame.states
             st = states.get(key)
@@ -703,13 +699,18 @@ class PartitionExecutor:
 
 
         def send(frame: _Frame, it: int, k: int, outs: Any, dead: bool) -> None:
-            for i, consumers in enumerate(data_consumers[k]):
-                v = DEAD if dead else outs[i]
-                for c, pos in consumers:
+            for i, c, pos in edges[k]:
+                v = DEAD if dead else (outs[i] if i >= 0 else None)
+                if single[c]:
+                    frame.outstanding += 1
+                    if v is DEAD:
+                        enqueue((frame, it, c, [None] * n_args[c], True))
+                    elif pos == 0:
+                        enqueue((frame, it, c, [v], False))
+                    else:  # (a control input)
+                        enqueue((frame, it, c, [None] * n_args[c], False))
+                else:
                     deliver(frame, it, c, pos, v)
-            token = DEAD if dead else None
-            for c in ctrl_consumers[k]:
-                deliver(frame, it, c, -1, token)
 
         def new_iteration(frame: _Frame, it: int) -> None:
             if it >= frame.n_iters:
