@@ -23,13 +23,14 @@ def _runtime(graph):
 
 def test_traced_function_runs_and_keeps_tf_input_names():
     with tf.Graph().as_default() as g:
-        name, outputs, _ = function_lib.trace(lambda x, y: (x * y, tf.reduce_sum(x)),
-                                              [(tf.float32, [2]), (tf.float32, [])], "f")
+        name, outputs, _, captured = function_lib.trace(
+            lambda x, y: (x * y, tf.reduce_sum(x)), [(tf.float32, [2]), (tf.float32, [])], "f")
     fdef = {f.signature.name: f for f in g.as_graph_def().library.function}[name]
     assert [a.name for a in fdef.signature.input_arg] == ["args_0", "args_1"]
     assert dict(fdef.ret) == {"identity": "Identity:output:0",
                               "identity_1": "Identity_1:output:0"}
     assert [o.shape.as_list() for o in outputs] == [[2], []]
+    assert captured == []  # (no outer tensors)
     call = _runtime(g).instantiate(name)
     prod, total = call(np.array([1.0, 2.0], np.float32), np.float32(3.0))
     assert prod.tolist() == [3.0, 6.0] and float(total) == 3.0
