@@ -199,6 +199,17 @@ class TextFileIndex:
     LINE_NUMBER = -1
 
 
+class _FileAsset:
+    """A text file a table initializer reads: a checkpoint dependency that saves nothing
+    (TF's ``Asset`` in the object graph)."""
+
+    def __init__(self, path: ops_lib.Tensor):
+        self.asset_path = path
+
+    def _trackable_children(self) -> dict:
+        return {}
+
+
 class TextFileInitializer(TableInitializerBase):
     """Fills a table from a text file, one entry per line (InitializeTableFromTextFileV2):
     key and value are columns split at ``delimiter``, the whole line or the line number."""
@@ -231,7 +242,12 @@ class TextFileInitializer(TableInitializerBase):
         self._key_index, self._value_index = key_index, value_index
         self._vocab_size, self._delimiter = vocab_size, delimiter
         self._name, self._offset = name, value_index_offset
+        self._asset = _FileAsset(self._filename)
         super().__init__(key_dtype, value_dtype)
+
+    def _trackable_children(self) -> dict:
+        """Checkpoint dependencies: the file, as TF's Asset ``_filename`` (no value)."""
+        return {"_filename": self._asset}
 
     def initialize(self, table: Any) -> ops_lib.Operation:
         check_table_dtypes(table, self.key_dtype, self.value_dtype)

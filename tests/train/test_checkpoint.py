@@ -313,3 +313,25 @@ def test_keras_model_built_after_restore(tmp_path):
             got = sess.run(model.weights)
     for g, w in zip(got, want):
         np.testing.assert_array_equal(g, w)
+
+
+def test_static_table_dependencies(tmp_path):
+    vocab = tmp_path / "vocab.txt"
+    vocab.write_text("a\nb\n")
+    with tf.Graph().as_default():
+        init = tf.lookup.TextFileInitializer(str(vocab), tf.string,
+                                             tf.lookup.TextFileIndex.WHOLE_LINE, tf.int64,
+                                             tf.lookup.TextFileIndex.LINE_NUMBER)
+        table = tf.lookup.StaticHashTable(init, -1)
+        ckpt = tf.train.Checkpoint(h=table)
+        with tf.Session() as sess:
+            status = ckpt.restore(None)
+            status.initialize_or_restore(sess)  # runs the table's initializer too
+            assert sess.run(table.lookup(tf.constant(["b", "c"]))).tolist() == [1, -1]
+            path = ckpt.save(str(tmp_path / "ckpt"), session=sess)
+    graph = _object_graph(path)
+    # (root) -> h -> _initializer -> _filename, as TF's (the file is an Asset there).
+    assert [[(c.local_name, c.node_id) for c in n.children] for n in graph.nodes] == [
+        [("h", 1), ("save_counter", 2)], [("_initializer", 3)], [], [("_filename", 4)], []]
+    assert [n.has_checkpoint_values.value for n in graph.nodes] == [
+        True, False, True, False, False]
