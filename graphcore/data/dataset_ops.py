@@ -303,6 +303,51 @@ class Dataset(HasStructure):
                         block_length=_int64(1 if block_length is None else block_length,
                                             "block_length"))
 
+    def group_by_window(self, key_func: Callable[..., Any], reduce_func: Callable[..., Any],
+                        window_size: Any = None, window_size_func: Any = None,
+                        name: str | None = None) -> Dataset:
+        """Groups elements by ``key_func`` (an int64 scalar); each group of
+        ``window_size`` elements (or ``window_size_func(key)``), and what is left of each
+        group at the end in key order, becomes ``reduce_func(key, window_dataset)``."""
+        del name
+        if (window_size is None) == (window_size_func is None):
+            raise ValueError("Either the `window_size` argument or the `window_size_func` "
+                             "argument must be specified.")
+        if window_size is not None:
+            size = window_size
+
+            def window_size_func(unused_key: Any) -> ops_lib.Tensor:
+                return convert_to_tensor(size, dtype=dtypes_lib.int64)
+
+        scalar = (dtypes_lib.int64, shape_lib.TensorShape([]))
+        kname, kout, _, kcap = self._trace(key_func, "group_by_window_key_func")
+        if len(kout) != 1 or kout[0].dtype != dtypes_lib.int64 or \
+                kout[0].shape.ndims not in (0, None):
+            raise ValueError("Invalid `key_func`. `key_func` must return a single tf.int64 "
+                             "scalar tensor.")
+        returned: list[Dataset] = []
+
+        def reduce(key: ops_lib.Tensor, window: ops_lib.Tensor) -> ops_lib.Tensor:
+            dataset = reduce_func(key, Dataset(window, self._structure))
+            if not isinstance(dataset, Dataset):
+                raise TypeError("`reduce_func` must return a `Dataset` object.")
+            returned.append(dataset)
+            return dataset._variant_tensor
+
+        rname, _, _, rcap = function_lib.trace(
+            reduce, [scalar, (dtypes_lib.variant, shape_lib.TensorShape([]))],
+            "Dataset_group_by_window_reduce_func")
+        wname, wout, _, wcap = function_lib.trace(
+            window_size_func, [scalar], "Dataset_group_by_window_window_size_func")
+        if len(wout) != 1 or wout[0].dtype != dtypes_lib.int64 or \
+                wout[0].shape.ndims not in (0, None):
+            raise ValueError("Invalid `window_size_func`. `window_size_func` must return a "
+                             "single tf.int64 scalar tensor.")
+        return self._op("GroupByWindowDataset", returned[0]._structure,
+                        key_func_other_arguments=kcap, reduce_func_other_arguments=rcap,
+                        window_size_func_other_arguments=wcap, key_func=kname,
+                        reduce_func=rname, window_size_func=wname)
+
     # -- batching ---------------------------------------------------------------------------
     def batch(self, batch_size: Any, drop_remainder: bool = False,
               num_parallel_calls: Any = None, deterministic: Any = None,

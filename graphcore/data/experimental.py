@@ -21,7 +21,7 @@ from graphcore.data.options import (
 __all__ = ["AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY", "AutoShardPolicy",
            "AutotuneAlgorithm", "AutotuneOptions", "DistributeOptions", "ExternalStatePolicy",
            "OptimizationOptions", "ThreadingOptions", "enumerate_dataset", "get_structure",
-           "map_and_batch", "parallel_interleave", "shuffle_and_repeat", "unbatch"]
+           "group_by_window", "map_and_batch", "parallel_interleave", "shuffle_and_repeat", "unbatch"]
 
 # tf.data's sentinels: let the runtime choose; cardinalities of an endless and an unknown
 # dataset.
@@ -33,6 +33,14 @@ UNKNOWN_CARDINALITY = -2
 def unbatch() -> Callable[[Dataset], Dataset]:
     """A transformation for ``Dataset.apply``: ``dataset.unbatch()``."""
     return lambda dataset: dataset.unbatch()
+
+
+def group_by_window(key_func: Callable[..., Any], reduce_func: Callable[..., Any],
+                    window_size: Any = None,
+                    window_size_func: Any = None) -> Callable[[Dataset], Dataset]:
+    """A transformation for ``Dataset.apply``: ``dataset.group_by_window(...)``."""
+    return lambda dataset: dataset.group_by_window(key_func, reduce_func, window_size,
+                                                   window_size_func)
 
 
 def enumerate_dataset(start: int = 0) -> Callable[[Dataset], Dataset]:

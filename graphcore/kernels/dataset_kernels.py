@@ -460,6 +460,56 @@ def _skip(ctx):
     return make
 
 
+@_dataset_kernel("GroupByWindowDataset")
+def _group_by_window(ctx):
+    """TF's GroupByWindowDatasetOp: elements gathered per key; a full window (its size
+    from window_size_func, once per key) is reduced and its dataset's elements given at
+    once; at the end of the input the groups left are flushed smallest key first."""
+    key_fn = _function(ctx, "key_func")
+    reduce_fn = _function(ctx, "reduce_func")
+    size_fn = _function(ctx, "window_size_func")
+    nk = len(ctx.attr("Tkey_func_other_arguments"))
+    nr = len(ctx.attr("Treduce_func_other_arguments"))
+
+    def scalar_int64(values: list, what: str) -> int:
+        if len(values) != 1 or np.asarray(values[0]).dtype != np.int64 or \
+                np.asarray(values[0]).size != 1:
+            raise errors.InvalidArgumentError(None, None, f"`{what}` must return a scalar "
+                                                          "int64.")
+        return int(np.asarray(values[0]).reshape(()))
+
+    def make(dataset, *captured):
+        kc, rc, wc = captured[:nk], captured[nk:nk + nr], captured[nk + nr:]
+
+        def iterate():
+            groups: dict[int, list] = {}
+            sizes: dict[int, int] = {}
+
+            def flush(key):
+                elements = groups[key]
+                window = DatasetObject(lambda: iter(list(elements)))
+                yield from reduce_fn(np.int64(key), window, *rc)[0].iterate()
+                del groups[key]
+
+            for e in dataset.iterate():
+                key = scalar_int64(key_fn(*e, *kc), "key_func")
+                if key not in sizes:
+                    size = scalar_int64(size_fn(np.int64(key), *wc), "window_size_func")
+                    if size <= 0:
+                        raise errors.InvalidArgumentError(
+                            None, None, f"Window size must be greater than zero, but got "
+                                        f"{size}.")
+                    sizes[key] = size
+                group = groups.setdefault(key, [])
+                group.append(e)
+                if len(group) == sizes[key]:
+                    yield from flush(key)
+            while groups:
+                yield from flush(min(groups))
+        return DatasetObject(iterate)
+    return make
+
+
 @_dataset_kernel("ShardDataset")
 def _shard(ctx):
     def make(dataset, num_shards, index):

@@ -72,6 +72,14 @@ _dataset("ShuffleDataset", ("input_dataset: variant", "buffer_size: int64", "see
          ("reshuffle_each_iteration: bool = true",) + _STRUCTURE + (_META,))
 for _op in ("RepeatDataset", "TakeDataset", "SkipDataset"):
     _dataset(_op, ("input_dataset: variant", "count: int64"))
+_dataset("GroupByWindowDataset",
+         ("input_dataset: variant", "key_func_other_arguments: Tkey_func_other_arguments",
+          "reduce_func_other_arguments: Treduce_func_other_arguments",
+          "window_size_func_other_arguments: Twindow_size_func_other_arguments"),
+         ("key_func: func", "reduce_func: func", "window_size_func: func",
+          "Tkey_func_other_arguments: list(type) >= 0",
+          "Treduce_func_other_arguments: list(type) >= 0",
+          "Twindow_size_func_other_arguments: list(type) >= 0") + _STRUCTURE + (_META,))
 _dataset("ShardDataset", ("input_dataset: variant", "num_shards: int64", "index: int64"),
          ("require_non_empty: bool = false",) + _STRUCTURE + (_META,))
 _dataset("PrefetchDataset", ("input_dataset: variant", "buffer_size: int64"),

@@ -103,6 +103,19 @@ CASES = {
         _bad_gen, t.int32, [2]),
     "batch_mismatch": lambda t, p: t.data.Dataset.range(4).map(
         lambda x: t.fill([x], x)).batch(2),
+    "group_by_window": lambda t, p: t.data.Dataset.range(11).apply(
+        t.data.experimental.group_by_window(lambda x: x % 3, lambda k, w: w.batch(2),
+                                            window_size=2)),
+    "group_by_window_size_func": lambda t, p: t.data.Dataset.range(12).map(
+        lambda x: (x, t.fill([x % 4], x))).group_by_window(
+        lambda x, v: t.size(v, out_type=t.int64), lambda k, w: w.padded_batch(
+            3, ([], [None])).map(lambda x, v: (x + 100 * k, v)),
+        window_size_func=lambda k: k + 1),
+    "shard": lambda t, p: t.data.Dataset.range(10).shard(3, 2),
+    # an outer constant captured by map, one captured through flat_map's inner map
+    "map_captures": lambda t, p: (lambda c: t.data.Dataset.range(4).map(lambda x: x * c)
+                                  .flat_map(lambda y: t.data.Dataset.range(2).map(
+                                      lambda z: z + y + c)))(t.constant(3, t.int64)),
 }
 
 SHUFFLED = {

@@ -1,8 +1,8 @@
 """An NMT-style tf.data text pipeline (tensorflow/nmt iterator_utils.py, 2017-2018):
 TextLineDataset zip, string_split / tf.string_split, vocabulary lookup tables
 (StaticHashTable over TextFileInitializer, both directions), filter, map with
-num_parallel_calls, padded_batch, an initializable iterator with tables_initializer, Dataset.from_generator,
-shard/skip/take. (Bucketing with group_by_window left out: graphcore lacks it.)"""
+num_parallel_calls, padded_batch, bucketing by length with group_by_window, an
+initializable iterator with tables_initializer, Dataset.from_generator, shard/skip/take."""
 import os
 import tempfile
 
@@ -63,7 +63,18 @@ def batching_func(x):
                           padding_values=(src_eos_id, tgt_eos_id, tgt_eos_id, 0, 0))
 
 
-batched = batching_func(dataset)
+def key_func(unused_1, unused_2, unused_3, src_len, tgt_len):
+    bucket_width = 2
+    bucket_id = tf.maximum(src_len // bucket_width, tgt_len // bucket_width)
+    return tf.to_int64(tf.minimum(3, bucket_id))
+
+
+def reduce_func(unused_key, windowed_data):
+    return batching_func(windowed_data)
+
+
+batched = dataset.apply(tf.data.experimental.group_by_window(
+    key_func=key_func, reduce_func=reduce_func, window_size=3))
 iterator = batched.make_initializable_iterator()
 src_ids, tgt_input, tgt_output, src_len, tgt_len = iterator.get_next()
 print("batch", src_ids.shape, src_len.shape, src_ids.dtype)
