@@ -119,6 +119,21 @@ class Dataset(HasStructure):
         return Dataset(op.outputs[0], structure)
 
     @staticmethod
+    def random(seed: int | None = None, rerandomize_each_iteration: bool | None = None,
+               name: str | None = None) -> Dataset:
+        """Endless pseudorandom int64 scalars in [0, 2**32) (TF's RandomDataset: the same
+        sequence on every pass for the same seeds)."""
+        del name
+        if rerandomize_each_iteration:
+            raise NotImplementedError("Dataset.random(rerandomize_each_iteration=True) "
+                                      "(RandomDatasetV2 with a seed generator) is not "
+                                      "implemented in graphcore")
+        seed1, seed2 = _seed_tensors(seed)
+        structure = TensorSpec([], dtypes_lib.int64)
+        op = apply_op("RandomDataset", seed=seed1, seed2=seed2, **_flat_attrs(structure))
+        return Dataset(op.outputs[0], structure)
+
+    @staticmethod
     def zip(datasets: Any, name: str | None = None) -> Dataset:
         """Elements of ``datasets`` (a nested structure of datasets) side by side."""
         del name

@@ -102,6 +102,24 @@ def _range(ctx):
     return make
 
 
+@_dataset_kernel("RandomDataset")
+def _random(ctx):
+    """TF's RandomDataset: endless int64 values, the uint32 outputs of Philox seeded by
+    (seed, seed2) one at a time, the same sequence for every pass; (0, 0) seeds at random
+    once."""
+    def make(seed, seed2):
+        seeds = (int(seed), int(seed2))
+        if seeds == (0, 0):
+            seeds = tuple(int.from_bytes(os.urandom(8), "little") for _ in range(2))
+
+        def iterate():
+            draw = philox.SingleSample(philox.Philox.from_seeds(*seeds))
+            while True:
+                yield [np.asarray(draw(), np.int64)]
+        return DatasetObject(iterate)
+    return make
+
+
 def _files(filenames: Any) -> list[bytes]:
     return [f if isinstance(f, bytes) else str(f).encode()
             for f in np.asarray(filenames, dtype=object).ravel()]

@@ -46,6 +46,8 @@ _dataset("TensorDataset", ("components: Toutput_types",),
          stateful=True)
 _dataset("RangeDataset", ("start: int64", "stop: int64", "step: int64"),
          _STRUCTURE + (_META, "replicate_on_split: bool = false"), stateful=True)
+_dataset("RandomDataset", ("seed: int64", "seed2: int64"), _STRUCTURE + (_META,),
+         stateful=True)
 _dataset("MapDataset", _FUNC_ARGS,
          ("f: func",) + _FUNC_ATTRS + ("use_inter_op_parallelism: bool = true",
                                        "preserve_cardinality: bool = false",

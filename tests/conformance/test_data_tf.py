@@ -265,6 +265,10 @@ SHUFFLE_ORDER = {
     "reinitialized": (6, lambda t: _ds(t).shuffle(4), 3),
     "reinitialized_fixed": (6, lambda t: _ds(t).shuffle(
         4, reshuffle_each_iteration=False).repeat(2), 2),
+    # Dataset.random: TF's Philox values, the same on every pass.
+    "random_op_seed": (None, lambda t: t.data.Dataset.random(seed=3).take(5).repeat(2), 1),
+    "random_graph_seed": (5, lambda t: t.data.Dataset.random().take(4), 2),
+    "random_shuffled": (1, lambda t: t.data.Dataset.random(seed=2).take(6).shuffle(3), 1),
 }
 
 
@@ -291,7 +295,8 @@ def test_shuffle_order_matches_tf():
     """Seeded shuffles (op seed, graph seed, both, (0, 0)) yield TF's element order: buffers
     smaller and larger than the dataset, reshuffled or fixed epochs under repeat, repeat
     then shuffle, shuffle_and_repeat, batches of shuffled tuples, a re-initialized
-    iterator.  Unseeded ones are permutations, one order per epoch without reshuffling."""
+    iterator; Dataset.random TF's values.  Unseeded shuffles are permutations, one order
+    per epoch without reshuffling."""
     for case, (graph_seed, build, inits) in SHUFFLE_ORDER.items():
         want = _shuffle_runs(tf1, graph_seed, build, inits)
         got = _shuffle_runs(tf, graph_seed, build, inits)
