@@ -84,7 +84,17 @@ def save(model: Any, filepath: str, keys: dict, optimizer: Any) -> None:
     """Writes ``model``'s weights (and its optimizer's variables) at prefix ``filepath``
     with their object graph, and records it in the directory's ``checkpoint`` file."""
     root = object_root(model, keys, optimizer)
-    checkpoint_lib._TrackableSaver(root).save(filepath, session=K.get_session())
+    session = K.get_session()
+    # One saver per model and graph, as tf_keras' model._trackable_saver: its save op is
+    # built once and reused while the keys and variables stay the same, so saving every
+    # epoch does not grow the graph.
+    graph, saver = getattr(model, "_weights_saver", (None, None))
+    if saver is None or graph is not session.graph:
+        saver = checkpoint_lib._TrackableSaver(root)
+        object.__setattr__(model, "_weights_saver", (session.graph, saver))
+    else:
+        saver._root = root
+    saver.save(filepath, session=session)
     save_dir = os.path.dirname(filepath)
     if os.path.isabs(save_dir):
         path = os.path.basename(filepath)

@@ -115,8 +115,16 @@ def test_weights_roundtrip_and_checkpoint(tmp_path):
     values = [np.full(w.shape.as_list(), i, np.float32) for i, w in enumerate(model.weights)]
     model.set_weights(values)
     model.save_weights(str(tmp_path / "ckpt"))
+    graph = keras.backend.get_session().graph
+    n_ops = len(graph.get_operations())
+    for epoch in range(3):  # saving again reuses the save op (tf_keras' cached saver)
+        model.save_weights(str(tmp_path / f"ckpt-{epoch}"))
+    assert len(graph.get_operations()) == n_ops
     model.set_weights([v + 1 for v in values])
     model.load_weights(str(tmp_path / "ckpt"))
+    for got, want in zip(model.get_weights(), values):
+        np.testing.assert_array_equal(got, want)
+    model.load_weights(str(tmp_path / "ckpt-2"))
     for got, want in zip(model.get_weights(), values):
         np.testing.assert_array_equal(got, want)
     reader = tf.train.NewCheckpointReader(str(tmp_path / "ckpt"))
