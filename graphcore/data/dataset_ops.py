@@ -20,6 +20,7 @@ from graphcore.framework import errors, tensor_util
 from graphcore.framework import function as function_lib
 from graphcore.framework import ops as ops_lib
 from graphcore.framework import tensor_shape as shape_lib
+from graphcore.framework.indexed_slices import constant_value_as_shape
 from graphcore.framework.op_def_library import apply_op
 from graphcore.framework.tensor_conversion import convert_to_tensor
 from graphcore.ops import math_ops, random_ops, script_ops
@@ -363,6 +364,71 @@ class Dataset(HasStructure):
                         window_size_func_other_arguments=wcap, key_func=kname,
                         reduce_func=rname, window_size_func=wname)
 
+    def bucket_by_sequence_length(self, element_length_func: Callable[..., Any],
+                                  bucket_boundaries: list, bucket_batch_sizes: list,
+                                  padded_shapes: Any = None, padding_values: Any = None,
+                                  pad_to_bucket_boundary: bool = False,
+                                  no_padding: bool = False, drop_remainder: bool = False,
+                                  name: str | None = None) -> Dataset:
+        """Elements batched with others of their length bucket (``bucket_boundaries``),
+        ``bucket_batch_sizes[bucket]`` at a time, padded per batch: TF's group_by_window
+        over the bucket id."""
+        del name
+        from graphcore.ops import array_ops
+
+        if len(bucket_batch_sizes) != len(bucket_boundaries) + 1:
+            raise ValueError(
+                f"`len(bucket_batch_sizes)` must equal `len(bucket_boundaries) + 1` but "
+                f"`len(bucket_batch_sizes)={len(bucket_batch_sizes)}` and "
+                f"`len(bucket_boundaries)={len(bucket_boundaries)}`.")
+        batch_sizes = convert_to_tensor(bucket_batch_sizes, dtype=dtypes_lib.int64)
+
+        def element_to_bucket_id(*args: Any) -> ops_lib.Tensor:
+            seq_length = element_length_func(*args)
+            boundaries = list(bucket_boundaries)
+            buckets_min = [np.iinfo(np.int32).min] + boundaries
+            buckets_max = boundaries + [np.iinfo(np.int32).max]
+            conditions_c = math_ops.logical_and(math_ops.less_equal(buckets_min, seq_length),
+                                                math_ops.less(seq_length, buckets_max))
+            return math_ops.reduce_min(array_ops.where(conditions_c))
+
+        def window_size_fn(bucket_id: ops_lib.Tensor) -> ops_lib.Tensor:
+            return batch_sizes[bucket_id]
+
+        def make_padded_shapes(shapes: Any, none_filler: Any = None) -> Any:
+            padded = [[none_filler if d is None else d
+                       for d in shape_lib.TensorShape(shape).as_list()]
+                      for shape in flatten(shapes)]
+            return pack(shapes, padded)
+
+        def batching_fn(bucket_id: ops_lib.Tensor, grouped: Dataset) -> Dataset:
+            batch_size = window_size_fn(bucket_id)
+            if no_padding:
+                return grouped.batch(batch_size, drop_remainder=drop_remainder)
+            none_filler = None
+            if pad_to_bucket_boundary:
+                # TF's check_ops.assert_less, its Assert unguarded: a function body here has
+                # no tf.cond (the failure and its message are the same).
+                last = convert_to_tensor(len(bucket_batch_sizes) - 1, dtype=dtypes_lib.int64)
+                check = apply_op("Assert", name="assert_less",
+                                 condition=math_ops.reduce_all(math_ops.less(bucket_id, last)),
+                                 data=["When pad_to_bucket_boundary=True, elements must have "
+                                       "length < max(bucket_boundaries).",
+                                       "Condition x < y did not hold element-wise:",
+                                       f"x ({bucket_id.name}) = ", bucket_id,
+                                       f"y ({last.name}) = ", last], summarize=3)
+                with ops_lib.control_dependencies([check]):
+                    boundaries = convert_to_tensor(bucket_boundaries, dtype=dtypes_lib.int64)
+                    none_filler = boundaries[bucket_id] - 1
+            shapes = make_padded_shapes(
+                padded_shapes or map_structure(lambda spec: spec.shape, grouped._structure),
+                none_filler=none_filler)
+            return grouped.padded_batch(batch_size, shapes, padding_values,
+                                        drop_remainder=drop_remainder)
+
+        return self.group_by_window(element_to_bucket_id, batching_fn,
+                                    window_size_func=window_size_fn)
+
     # -- batching ---------------------------------------------------------------------------
     def batch(self, batch_size: Any, drop_remainder: bool = False,
               num_parallel_calls: Any = None, deterministic: Any = None,
@@ -394,13 +460,26 @@ class Dataset(HasStructure):
         specs = flatten(self._structure)
         size = _int64(batch_size, "batch_size")
         if padded_shapes is None:
-            shapes = [s.shape for s in specs]
+            given = [s.shape for s in specs]
         else:
-            shapes = [shape_lib.as_shape(s) for s in
-                      (flatten(padded_shapes) if isinstance(padded_shapes, (tuple, dict))
-                       else [padded_shapes])]
-        shape_tensors = [convert_to_tensor([-1 if d is None else d for d in sh.as_list()],
-                                           dtype=dtypes_lib.int64) for sh in shapes]
+            given = flatten(padded_shapes) if isinstance(padded_shapes, (tuple, dict)) \
+                else [padded_shapes]
+        shapes, shape_tensors = [], []
+        for padded in given:
+            try:
+                shape = shape_lib.as_shape(padded)
+            except (TypeError, ValueError):
+                # A shape holding tensors (a bucket's boundary): TF's _padded_shape_to_tensor
+                tensor = convert_to_tensor(padded, preferred_dtype=dtypes_lib.int64)
+                if tensor.dtype != dtypes_lib.int64:
+                    tensor = math_ops.cast(tensor, dtypes_lib.int64)
+                shapes.append(constant_value_as_shape(tensor))
+                shape_tensors.append(tensor)
+                continue
+            shapes.append(shape)
+            shape_tensors.append(convert_to_tensor([-1 if d is None else d
+                                                    for d in shape.as_list()],
+                                                   dtype=dtypes_lib.int64))
         values = flatten(padding_values) if isinstance(padding_values, (tuple, dict)) else \
             [padding_values] * len(specs)
         pads = [convert_to_tensor(b"" if s.dtype == dtypes_lib.string else 0, dtype=s.dtype,

@@ -20,6 +20,7 @@ from graphcore.data.options import (
 
 __all__ = ["AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY", "AutoShardPolicy",
            "AutotuneAlgorithm", "AutotuneOptions", "DistributeOptions", "ExternalStatePolicy",
+           "bucket_by_sequence_length",
            "OptimizationOptions", "ThreadingOptions", "enumerate_dataset", "get_structure",
            "group_by_window", "map_and_batch", "parallel_interleave", "shuffle_and_repeat", "unbatch"]
 
@@ -41,6 +42,17 @@ def group_by_window(key_func: Callable[..., Any], reduce_func: Callable[..., Any
     """A transformation for ``Dataset.apply``: ``dataset.group_by_window(...)``."""
     return lambda dataset: dataset.group_by_window(key_func, reduce_func, window_size,
                                                    window_size_func)
+
+
+def bucket_by_sequence_length(element_length_func: Callable[..., Any], bucket_boundaries: list,
+                              bucket_batch_sizes: list, padded_shapes: Any = None,
+                              padding_values: Any = None, pad_to_bucket_boundary: bool = False,
+                              no_padding: bool = False,
+                              drop_remainder: bool = False) -> Callable[[Dataset], Dataset]:
+    """A transformation for ``Dataset.apply``: ``dataset.bucket_by_sequence_length(...)``."""
+    return lambda dataset: dataset.bucket_by_sequence_length(
+        element_length_func, bucket_boundaries, bucket_batch_sizes, padded_shapes,
+        padding_values, pad_to_bucket_boundary, no_padding, drop_remainder)
 
 
 def enumerate_dataset(start: int = 0) -> Callable[[Dataset], Dataset]:

@@ -112,6 +112,13 @@ CASES = {
             3, ([], [None])).map(lambda x, v: (x + 100 * k, v)),
         window_size_func=lambda k: k + 1),
     "shard": lambda t, p: t.data.Dataset.range(10).shard(3, 2),
+    "bucket_by_sequence_length": lambda t, p: t.data.Dataset.range(1, 12).map(
+        lambda x: t.fill([x % 7], x)).apply(t.data.experimental.bucket_by_sequence_length(
+            lambda x: t.size(x), [2, 4], [2, 3, 2])),
+    "bucket_pad_to_boundary": lambda t, p: t.data.Dataset.range(1, 9).map(
+        lambda x: (t.fill([x % 5], x), x)).bucket_by_sequence_length(
+        lambda x, y: t.size(x), [3, 6], [2, 2, 1], pad_to_bucket_boundary=True,
+        padding_values=(t.constant(-1, t.int64), t.constant(0, t.int64))),
     # an outer constant captured by map, one captured through flat_map's inner map
     "map_captures": lambda t, p: (lambda c: t.data.Dataset.range(4).map(lambda x: x * c)
                                   .flat_map(lambda y: t.data.Dataset.range(2).map(
@@ -307,3 +314,28 @@ def test_shuffle_order_matches_tf():
         assert sorted(got[:10]) == sorted(got[10:]) == list(range(10))
         if not reshuffle:
             assert got[:10] == got[10:]
+
+
+def test_bucket_longer_than_boundaries_fails_as_tf():
+    """pad_to_bucket_boundary=True: an element as long as the last boundary fails the run
+    with TF's assertion, after the batches before it. (TF 2.21 wraps the function's
+    InvalidArgumentError in an InternalError; graphcore raises it as TF1 did.)"""
+    results = {}
+    for lib in (tf, tf1):
+        with lib.Graph().as_default():
+            ds = lib.data.Dataset.range(1, 9).map(lambda x, lib=lib: lib.fill([x], x)).apply(
+                lib.data.experimental.bucket_by_sequence_length(
+                    lambda x, lib=lib: lib.size(x), [3, 6], [2, 2, 1], pad_to_bucket_boundary=True))
+            nxt = lib.data.make_one_shot_iterator(ds).get_next()
+            out = []
+            with lib.Session() as sess:
+                with pytest.raises(lib.errors.OpError) as info:
+                    for _ in range(10):
+                        out.append(sess.run(nxt).tolist())
+            results[lib] = (out, info.value.message)
+    assert results[tf][0] == results[tf1][0]
+    line = results[tf][1].split("\n")[0]
+    assert line.startswith("assertion failed: [When pad_to_bucket_boundary=True, elements "
+                           "must have length < max(bucket_boundaries).] [Condition x < y "
+                           "did not hold element-wise:] [x (args_0:0) = ] [2] [y (")
+    assert line.split("] [y (")[0] in results[tf1][1]
