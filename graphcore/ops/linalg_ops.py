@@ -386,7 +386,9 @@ def _tensordot_axes(a: _T, axes: Any) -> tuple[list, list]:
         if axes < 0:
             raise ValueError(f"`axes` must be at least 0. Received: {axes}.")
         if a.shape.ndims is None:
-            raise NotImplementedError("tensordot with an integer `axes` needs a known rank")
+            rank = array_ops.rank(a)
+            return (math_ops.range(rank - axes, rank, dtype=dtypes_lib.int32),
+                    math_ops.range(axes, dtype=dtypes_lib.int32))
         if axes > a.shape.ndims:
             raise ValueError(f"`axes` must not be larger than the number of dimensions of "
                              f"tensor {a}.  Received {axes}, vs tensor dimensions "
@@ -404,12 +406,19 @@ def _tensordot_axes(a: _T, axes: Any) -> tuple[list, list]:
             raise ValueError(f"Different number of contraction axes `a` and `b`, "
                              f"{len(a_axes)} != {len(b_axes)}.")
         return a_axes, b_axes
-    raise NotImplementedError("tensordot with `axes` given as a tensor is not supported")
+    axes = convert_to_tensor(axes, name="axes", dtype=dtypes_lib.int32)
+    return axes[0], axes[1]
 
 
-def _tensordot_reshape(a: _T, axes: list, flipped: bool = False) -> tuple[_T, Any, Any]:
-    if a.shape.ndims is None:
-        raise NotImplementedError("tensordot needs operands of known rank")
+def _tensordot_reshape(a: _T, axes: Any, flipped: bool = False) -> tuple[_T, Any, Any]:
+    if a.shape.ndims is None or not isinstance(axes, (list, tuple)):
+        # TF's dynamic branch: the rank or the axes known only when the graph runs.
+        shape_a = array_ops.shape(a)
+        rank_a = array_ops.rank(a)
+        axes = convert_to_tensor(axes, dtype=dtypes_lib.int32, name="axes")
+        axes = array_ops.where(axes >= 0, axes, axes + rank_a)
+        free, _ = manip_ops.setdiff1d(math_ops.range(rank_a), axes, dtypes_lib.int32)
+        return _tensordot_dynamic(a, shape_a, axes, free, flipped) + (None,)
     shape_a = a.shape.as_list()
     axes = [i if i >= 0 else i + len(shape_a) for i in axes]
     free = [i for i in builtins.range(len(shape_a)) if i not in axes]
@@ -426,7 +435,11 @@ def _tensordot_reshape(a: _T, axes: list, flipped: bool = False) -> tuple[_T, An
         return a_trans, free_dims, free_dims
     axes_t = convert_to_tensor(axes, dtype=dtypes_lib.int32, name="axes")
     free_t = convert_to_tensor(free, dtype=dtypes_lib.int32, name="free")
-    dyn = array_ops.shape(a)
+    return _tensordot_dynamic(a, array_ops.shape(a), axes_t, free_t, flipped) + (free_dims,)
+
+
+def _tensordot_dynamic(a: _T, dyn: _T, axes_t: _T, free_t: _T, flipped: bool) -> tuple:
+    """(``a`` transposed and reshaped to a matrix at run time, its free dims' sizes)."""
     free_d = array_ops.gather(dyn, free_t)
     axes_d = array_ops.gather(dyn, axes_t)
     prod_free_t = math_ops.reduce_prod(free_d)
@@ -437,7 +450,7 @@ def _tensordot_reshape(a: _T, axes: list, flipped: bool = False) -> tuple[_T, An
     else:
         perm_t = array_ops.concat([free_t, axes_t], 0)
         new_shape_t = array_ops.stack([prod_free_t, prod_axes_t])
-    return array_ops.reshape(array_ops.transpose(a, perm_t), new_shape_t), free_d, free_dims
+    return array_ops.reshape(array_ops.transpose(a, perm_t), new_shape_t), free_d
 
 
 def tensordot(a: Any, b: Any, axes: Any, name: str | None = None) -> _T:
@@ -456,7 +469,8 @@ def tensordot(a: Any, b: Any, axes: Any, name: str | None = None) -> _T:
         a_free = convert_to_tensor(a_free, dtype=dtypes_lib.int32)
         b_free = convert_to_tensor(b_free, dtype=dtypes_lib.int32)
         product = array_ops.reshape(ab, array_ops.concat([a_free, b_free], 0), name=scope)
-        product.set_shape(a_static + b_static)
+        if a_static is not None and b_static is not None:
+            product.set_shape(a_static + b_static)
         return product
 
 

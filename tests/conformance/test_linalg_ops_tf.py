@@ -324,3 +324,29 @@ def test_shape_errors_as_tf(build, message):
         build(tf)
     with tf_ref.Graph().as_default(), pytest.raises(ValueError, match=message):
         build(tf1)
+
+
+TENSORDOT_DYNAMIC = {
+    # unknown rank, integer axes on an unknown rank, axes given as a tensor
+    "unknown_rank_list_axes": lambda t, a, c: t.tensordot(a, c, [[1], [1]]),
+    "unknown_rank_negative_axes": lambda t, a, c: t.tensordot(c, a, [[-1], [-1]]),
+    "int_axes_unknown_rank": lambda t, a, c: t.tensordot(c, t.transpose(a), 1),
+    "tensor_axes": lambda t, a, c: t.tensordot(c, a, t.constant([[1], [1]])),
+}
+
+
+@pytest.mark.parametrize("case", sorted(TENSORDOT_DYNAMIC))
+def test_tensordot_of_unknown_rank_matches_tf(case):
+    """TF's dynamic tensordot (rank or axes known only at run time): its graph and values."""
+    results = {}
+    for lib in (tf, tf1):
+        with lib.Graph().as_default() as g:
+            a, c = lib.placeholder(lib.float32), lib.placeholder(lib.float32, [4, 3])
+            out = TENSORDOT_DYNAMIC[case](lib, a, c)
+            nodes = [(n.name, n.op) for n in g.as_graph_def().node]
+            with lib.Session() as sess:
+                value = sess.run(out, {a: np.arange(15, dtype=np.float32).reshape(5, 3),
+                                       c: np.arange(12, dtype=np.float32).reshape(4, 3)})
+            results[lib] = (nodes, str(out.shape), value)
+    assert results[tf][:2] == results[tf1][:2]
+    np.testing.assert_allclose(results[tf][2], results[tf1][2])
