@@ -323,8 +323,9 @@ class Model(Network):
                                "`model.compile(optimizer, loss)`.")
 
     def _results(self, values: Any) -> list:
-        """A batch's fetched values as loss(es) and metric values (total / count)."""
-        values = np.asarray(values, np.float64)
+        """A batch's fetched values as loss(es) and metric values (total / count): float32
+        scalars, as TF's train_on_batch / test_on_batch return them."""
+        values = np.asarray(values, np.float32)
         n = self._num_losses
         return list(values[:n]) + list(values[n::2] / values[n + 1::2])
 
@@ -489,6 +490,7 @@ class Model(Network):
                                   self._sample_weights_for(ys, sample_weight, None))
         if verbose:
             print(" - ".join(f"{k}: {v:.4f}" for k, v in zip(self.metrics_names, results)))
+        results = [np.float32(v) for v in results]  # TF's evaluate gives float32 scalars
         return results[0] if len(results) == 1 else results
 
     def predict(self, x: Any, batch_size: int | None = None, verbose: int = 0,

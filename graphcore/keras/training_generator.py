@@ -47,24 +47,27 @@ class EpochSums:
     the batches weighted by their sizes, each metric its total over its count."""
 
     def __init__(self, num_losses: int, num_fetches: int) -> None:
+        # float32 throughout, as TF's MetricsAggregator sums float32 batch losses and its
+        # metrics' total/count variables are float32.
         self.num_losses = num_losses
-        self.losses = np.zeros(num_losses)
-        self.totals = np.zeros((num_fetches - num_losses) // 2)
+        self.losses = np.zeros(num_losses, np.float32)
+        self.totals = np.zeros((num_fetches - num_losses) // 2, np.float32)
         self.counts = np.zeros_like(self.totals)
         self.samples = 0
 
     def add(self, values: Any, size: int) -> None:
-        values = np.asarray(values, np.float64)
+        values = np.asarray(values, np.float32)
         n = self.num_losses
-        self.losses += values[:n] * size
+        self.losses += values[:n] * np.float32(size)
         self.totals += values[n::2]
         self.counts += values[n + 1::2]
         self.samples += size
 
     def results(self, batch_values: Any = None) -> list:
-        """The epoch's values so far (with ``batch_values``: that batch's losses)."""
-        losses = self.losses / max(self.samples, 1) if batch_values is None else \
-            np.asarray(batch_values, np.float64)[:self.num_losses]
+        """The epoch's values so far (with ``batch_values``: that batch's losses), as
+        Python floats of float32 values."""
+        losses = self.losses / np.float32(max(self.samples, 1)) if batch_values is None \
+            else np.asarray(batch_values, np.float32)[:self.num_losses]
         return [float(v) for v in losses] + [float(v) for v in self.totals / self.counts]
 
 

@@ -391,3 +391,20 @@ def test_metric_names_are_tf1s(loss, metrics, names):
     history = model.fit(x, np.ones((4, 1), np.float32), epochs=1, verbose=0)
     assert model.metrics_names == names
     assert sorted(history.history) == sorted(names)
+
+
+def test_batch_and_evaluate_results_are_float32_as_tf():
+    """train_on_batch / test_on_batch / evaluate give numpy float32 scalars (a list of
+    them with metrics), as TF1 Keras; fit's history holds Python floats of float32s."""
+    x = np.ones((4, 3), np.float32)
+    y = np.ones((4, 1), np.float32)
+    model = keras.Sequential([keras.layers.Dense(1, activation="sigmoid", input_shape=(3,))])
+    model.compile("sgd", "binary_crossentropy", metrics=["acc"])
+    for result in (model.train_on_batch(x, y), model.test_on_batch(x, y),
+                   model.evaluate(x, y, verbose=0)):
+        assert [type(v) for v in result] == [np.float32, np.float32]
+    history = model.fit(x, y, epochs=1, verbose=0).history
+    assert type(history["loss"][0]) is float
+    assert np.float32(history["loss"][0]) == history["loss"][0]
+    model.compile("sgd", "mse")
+    assert type(model.evaluate(x, y, verbose=0)) is np.float32
