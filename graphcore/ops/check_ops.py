@@ -184,9 +184,7 @@ def _rank_assert(opname: str, words: str, static_ok: Any, dynamic: Any):
             if data is None:
                 data = [prefix, f"Tensor {x.name} must have rank{words}", rank,
                         "Received shape: ", array_ops.shape(x)]
-            if rank.dtype.base_dtype != dtypes_lib.int32:
-                raise TypeError(f"{rank.name} must be of type tf.int32; got "
-                                f"{rank.dtype.name}")
+            assert_type(rank, dtypes_lib.int32)  # TF's: a NoOp when the type is right
             rank_static = tensor_util.constant_value(rank)
             if rank_static is not None:
                 if np.ndim(rank_static) != 0:
@@ -199,6 +197,10 @@ def _rank_assert(opname: str, words: str, static_ok: Any, dynamic: Any):
                                          f"shape {x.shape}")
                     return control_flow_ops.no_op(name="static_checks_determined_all_ok")
             condition = dynamic(array_ops.rank(x), rank)
+            if rank_static is None:  # TF also asserts that ``rank`` is a scalar
+                rank_check = assert_rank(rank, 0, data=["Rank must be a scalar. Received "
+                                                        "rank: ", rank])
+                condition = control_flow_ops.with_dependencies([rank_check], condition)
             return control_flow_ops.Assert(condition, data, summarize=summarize)
 
     fn.__name__ = opname

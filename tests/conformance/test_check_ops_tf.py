@@ -35,6 +35,7 @@ CASES = {
     "rank_static": lambda t, x: t.assert_rank(x, 1),
     "rank_static_fails": lambda t, x: t.assert_rank(x, 2),
     "rank_dynamic_fails": lambda t, x: t.assert_rank(t.placeholder_with_default(x, None), 2),
+    "rank_not_scalar_fails": lambda t, x: t.assert_rank(x, t.placeholder(t.int32, [None])),
     "rank_at_least": lambda t, x: t.assert_rank_at_least(x, 1),
     "rank_in": lambda t, x: t.assert_rank_in(x, [0, 1]),
     "integer_fails": lambda t, x: t.assert_integer(x),
@@ -102,6 +103,10 @@ GRAPH_CASES = {
     "equal_same_tensor": lambda t, x, y: t.assert_equal(x, x),
     "less": lambda t, x, y: t.assert_less(x, y),
     "equal_twice": lambda t, x, y: [t.assert_equal(x, y), t.assert_equal(y, x)],
+    # a rank known only at run time is asserted to be a scalar first
+    "rank_dynamic": lambda t, x, y: t.assert_rank(x, t.placeholder(t.int32, [])),
+    "rank_at_least_dynamic": lambda t, x, y: t.assert_rank_at_least(
+        x, t.placeholder(t.int32, [])),
 }
 
 
