@@ -82,12 +82,15 @@ def _sdca(lib, loss_type, adaptative, passes):
 def test_sdca_optimizer_converges_to_tfs_solution(loss_type):
     """TF visits the examples in a random order, so single passes differ; after enough
     passes both reach the unique L2-regularized optimum."""
+    # (hinge loss is not smooth: its passes converge more slowly, and 60 left TF's
+    # random visiting order 2.5e-3 apart in one run of many)
+    passes = 240 if loss_type == "hinge_loss" else 60
     tf1.disable_resource_variables()
     try:
-        theirs = _sdca(tf1, loss_type, False, 60)
+        theirs = _sdca(tf1, loss_type, False, passes)
     finally:
         tf1.enable_resource_variables()
-    ours = _sdca(gc, loss_type, False, 60)
+    ours = _sdca(gc, loss_type, False, passes)
     assert ours[0] == theirs[0] == [[None, 4], [F], [D]]
     for a, b in zip(ours[1][:2], theirs[1][:2]):
         np.testing.assert_allclose(a, b, rtol=2e-3, atol=2e-3)
