@@ -36,7 +36,12 @@ class LearningRateSchedule:
         return cls(**config)
 
 
-class ExponentialDecay(LearningRateSchedule):
+class _RateDecay(LearningRateSchedule):
+    """The schedules of (initial rate, decay_steps, decay_rate, staircase): ``_decay`` is
+    tf.train's function of that signature."""
+
+    _decay: Any = None
+
     def __init__(self, initial_learning_rate: Any, decay_steps: Any, decay_rate: Any,
                  staircase: bool = False, name: str | None = None) -> None:
         self.initial_learning_rate = initial_learning_rate
@@ -46,14 +51,17 @@ class ExponentialDecay(LearningRateSchedule):
         self.name = name
 
     def __call__(self, step: Any) -> Any:
-        return decay_lib.exponential_decay(self.initial_learning_rate, step,
-                                           self.decay_steps, self.decay_rate,
-                                           self.staircase, self.name)
+        return type(self)._decay(self.initial_learning_rate, step, self.decay_steps,
+                                 self.decay_rate, self.staircase, self.name)
 
     def get_config(self) -> dict:
         return {"initial_learning_rate": self.initial_learning_rate,
                 "decay_steps": self.decay_steps, "decay_rate": self.decay_rate,
                 "staircase": self.staircase, "name": self.name}
+
+
+class ExponentialDecay(_RateDecay):
+    _decay = staticmethod(decay_lib.exponential_decay)
 
 
 class PiecewiseConstantDecay(LearningRateSchedule):
@@ -103,24 +111,8 @@ class PolynomialDecay(LearningRateSchedule):
                 "cycle": self.cycle, "name": self.name}
 
 
-class InverseTimeDecay(LearningRateSchedule):
-    def __init__(self, initial_learning_rate: Any, decay_steps: Any, decay_rate: Any,
-                 staircase: bool = False, name: str | None = None) -> None:
-        self.initial_learning_rate = initial_learning_rate
-        self.decay_steps = decay_steps
-        self.decay_rate = decay_rate
-        self.staircase = staircase
-        self.name = name
-
-    def __call__(self, step: Any) -> Any:
-        return decay_lib.inverse_time_decay(self.initial_learning_rate, step,
-                                            self.decay_steps, self.decay_rate,
-                                            self.staircase, self.name)
-
-    def get_config(self) -> dict:
-        return {"initial_learning_rate": self.initial_learning_rate,
-                "decay_steps": self.decay_steps, "decay_rate": self.decay_rate,
-                "staircase": self.staircase, "name": self.name}
+class InverseTimeDecay(_RateDecay):
+    _decay = staticmethod(decay_lib.inverse_time_decay)
 
 
 class CosineDecay(LearningRateSchedule):
