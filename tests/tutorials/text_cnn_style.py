@@ -129,7 +129,7 @@ with tf.Graph().as_default():
             _, step, summaries, loss, accuracy = sess.run(
                 [train_op, global_step, train_summary_op, cnn.loss, cnn.accuracy], feed_dict)
             if step % 10 == 0:
-                print(f"step {step}, loss {loss:g}, acc {accuracy:g}")
+                print(f"step {step}, loss {loss:.5g}, acc {accuracy:g}")
             train_summary_writer.add_summary(summaries, step)
 
         def dev_step(x_batch, y_batch):
@@ -137,7 +137,7 @@ with tf.Graph().as_default():
                          cnn.dropout_keep_prob: 1.0}
             step, summaries, loss, accuracy = sess.run(
                 [global_step, dev_summary_op, cnn.loss, cnn.accuracy], feed_dict)
-            print(f"dev step {step}, loss {loss:g}, acc {accuracy:g}")
+            print(f"dev step {step}, loss {loss:.5g}, acc {accuracy:g}")
 
         batches = batch_iter(list(zip(x_train, y_train)), 50, 5, rng)
         for batch in batches:
